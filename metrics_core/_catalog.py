@@ -430,3 +430,33 @@ METRICS: tuple[MetricInfo, ...] = (
 )
 
 METRICS_BY_KEY: dict[str, MetricInfo] = {m.key: m for m in METRICS}
+
+
+def _fmt_bound(v: float | None, low: bool) -> str:
+    if v is None:
+        return "−∞" if low else "∞"
+    return f"{v:g}"
+
+
+def markdown_table() -> str:
+    """The README's metric table, generated from the catalogue (a test keeps them in sync)."""
+    arrows = {"higher": "↑ higher is better", "lower": "↓ lower is better", "info": "count/info"}
+    lines = [
+        "| key | metric | family | formula | range | direction | convention | reference |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for m in METRICS:
+        lo, hi = m.bounds
+        rng = f"[{_fmt_bound(lo, True)}, {_fmt_bound(hi, False)}]"
+        cells = [
+            f"`{m.key}`",
+            m.name,
+            m.family,
+            m.formula.replace("|", "\\|"),
+            rng,
+            arrows[m.direction],
+            m.convention.replace("|", "\\|"),
+            m.reference,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

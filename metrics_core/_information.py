@@ -19,11 +19,12 @@ _EPS = float(np.finfo(np.float64).eps)
 # |normaliser − E[MI]| below this (relative) is a 0/0 in AMI: both are the same number up to
 # the rounding of their sums.
 _DEGENERATE_REL = 1e-10
-# A hypergeometric term below this (relative to the mode's, which is 1) and falling by at least
-# half per step leaves a tail below 1e-18 of the total: far under double-precision rounding.
+# The unvisited tail of each hypergeometric sum is kept below this fraction of the mode's
+# weight: far under double-precision rounding of the total.
 _TAIL_REL = 1e-18
 _PAIR_BATCH = 200_000
 _STEP_BLOCK = 16
+_MAX_STEP_BLOCK = 1024
 
 
 def _entropy_from_counts(counts: np.ndarray) -> float:
@@ -147,10 +148,10 @@ def _hypergeometric_expectation(a: np.ndarray, b: np.ndarray, n: int) -> np.ndar
 
     Exact to double precision: starts at the mode with weight 1, walks both ways with the
     pmf's ratio recurrence P(x+1)/P(x) = (a−x)(b−x) / ((x+1)(n−a−b+x+1)), normalises by the sum
-    of the weights it visited, and stops in each direction once a weight is below ``_TAIL_REL``
-    and the ratio below 1/2. The pmf is log-concave, so past that point the ratios keep falling
-    and the whole unvisited tail is below ``_TAIL_REL`` (a test checks it against the full
-    sum in 50-digit arithmetic).
+    of the weights it visited, and stops in each direction once the bound w·r/(1 − r) on the unvisited tail (w the last
+    weight, r the last ratio; the pmf is log-concave, so later ratios are smaller) is below
+    ``_TAIL_REL`` of the mode's weight. A test checks it against the full sum in 50-digit
+    arithmetic.
     No log-gamma differences are taken, so there is no cancellation at large n.
     """
     a = a.astype(np.float64)
@@ -166,13 +167,16 @@ def _hypergeometric_expectation(a: np.ndarray, b: np.ndarray, n: int) -> np.ndar
     wsum = np.ones_like(a)
     acc = first
     rest = nf - a - b
+    sd2 = a * b * (nf - a) * (nf - b) / (nf * nf * max(nf - 1.0, 1.0))  # hypergeometric variance
     for direction in (1, -1):
         idx = np.flatnonzero(mode < hi if direction == 1 else mode > lo)
         x = mode[idx].copy()
         w = np.ones(idx.size)
         while idx.size:
             ai, bi, ri, abi = a[idx], b[idx], rest[idx], ab[idx]
-            steps = np.arange(_STEP_BLOCK, dtype=np.float64)
+            # Walk in blocks as wide as the widest remaining distribution needs (a few sds).
+            block = int(min(_MAX_STEP_BLOCK, max(_STEP_BLOCK, 4 * np.sqrt(sd2[idx].max()))))
+            steps = np.arange(block, dtype=np.float64)
             xs = x[:, None] + direction * steps[None, :]  # the x each ratio starts from
             if direction == 1:
                 ratio = (
@@ -194,7 +198,11 @@ def _hypergeometric_expectation(a: np.ndarray, b: np.ndarray, n: int) -> np.ndar
             w = wk[:, -1]
             x = new_x[:, -1]
             last_ratio = ratio[:, -1]
-            more = valid[:, -1] & ~((w < _TAIL_REL) & (last_ratio < 0.5))
+            # Log-concavity: later ratios are smaller, so the unvisited tail is at most
+            # w r / (1 − r); stop once that is below _TAIL_REL of the mode's weight.
+            more = valid[:, -1] & ~(
+                (last_ratio < 1.0) & (w * last_ratio < _TAIL_REL * (1.0 - last_ratio))
+            )
             idx, x, w = idx[more], x[more], w[more]
     return acc / wsum
 
