@@ -56,7 +56,7 @@ def _run(args: argparse.Namespace) -> int:
                 "do not combine it with --true/--pred/--coef",
                 source="arguments",
             )
-        table, _classes, _clusters = cio.load_table(args.contingency)
+        table = cio.load_table(args.contingency).table
         metrics = evaluate(contingency=table, **kwargs)
     else:
         if not (args.true and args.pred):

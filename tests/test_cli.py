@@ -1,0 +1,149 @@
+"""The ``clustlens`` console script: output formats and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import metrics_core as mc
+from metrics_core.cli import main
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> dict[str, Path]:
+    rng = np.random.default_rng(0)
+    t = np.repeat(np.arange(3), 20)
+    p = np.where(rng.random(60) < 0.8, t, rng.integers(0, 4, 60))
+    c = sp.random(60, 60, density=0.1, random_state=0, format="csr")
+    out = {
+        "true": tmp_path / "gnd.txt",
+        "pred": tmp_path / "pred.npy",
+        "coef": tmp_path / "C.npz",
+        "table": tmp_path / "counts.csv",
+    }
+    np.savetxt(out["true"], t, fmt="%d")
+    np.save(out["pred"], p)
+    sp.save_npz(out["coef"], c)
+    out["table"].write_text("class,cluster,count\na,x,3\na,y,44\na,z,3\nb,x,2\nb,y,4\nb,z,44\n")
+    return out
+
+
+def test_evaluate_json_has_exactly_the_evaluate_keys(files, capsys) -> None:
+    assert (
+        main(["evaluate", "--true", str(files["true"]), "--pred", str(files["pred"]), "--json"])
+        == 0
+    )
+    got = json.loads(capsys.readouterr().out)
+    t = np.loadtxt(files["true"], dtype=int)
+    p = np.load(files["pred"])
+    assert got == pytest.approx(mc.evaluate(t, p))
+
+
+def test_evaluate_with_coef_and_table_output(files, capsys) -> None:
+    code = main(
+        [
+            "evaluate",
+            "--true",
+            str(files["true"]),
+            "--pred",
+            str(files["pred"]),
+            "--coef",
+            str(files["coef"]),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "accuracy (ACC)" in out and "(sre)" in out and "(conn_min)" in out
+
+
+def test_evaluate_columns_orientation_equals_transpose(files, tmp_path, capsys) -> None:
+    c = sp.load_npz(files["coef"])
+    sp.save_npz(tmp_path / "Ct.npz", c.T.tocsr())
+    args = ["evaluate", "--true", str(files["true"]), "--pred", str(files["pred"]), "--json"]
+    main([*args, "--coef", str(files["coef"])])
+    rows = json.loads(capsys.readouterr().out)
+    main([*args, "--coef", str(tmp_path / "Ct.npz"), "--coef-orientation", "columns"])
+    cols = json.loads(capsys.readouterr().out)
+    assert rows == pytest.approx(cols)
+
+
+def test_evaluate_contingency_file(files, capsys) -> None:
+    assert main(["evaluate", "--contingency", str(files["table"]), "--csv"]) == 0
+    lines = dict(line.split(",", 1) for line in capsys.readouterr().out.splitlines()[1:])
+    assert float(lines["acc"]) == pytest.approx(0.88)
+
+
+@pytest.mark.parametrize(
+    ("content", "fname", "fragment"),
+    [
+        (b"", "empty.txt", "empty"),
+        (b"\x00\x01\x02garbage\xff" * 10, "junk.npy", "junk.npy"),
+        (b"1\n2\nnan\n", "nan.txt", "nan.txt"),
+        (b"1,2\n3\n", "ragged.csv", "ragged.csv"),
+    ],
+)
+def test_bad_true_file_exits_2(files, tmp_path, capsys, content, fname, fragment) -> None:
+    bad = tmp_path / fname
+    bad.write_bytes(content)
+    code = main(["evaluate", "--true", str(bad), "--pred", str(files["pred"])])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert fragment in err and "Traceback" not in err
+
+
+def test_length_mismatch_exits_2(files, tmp_path, capsys) -> None:
+    short = tmp_path / "short.txt"
+    np.savetxt(short, np.arange(5), fmt="%d")
+    assert main(["evaluate", "--true", str(short), "--pred", str(files["pred"])]) == 2
+    assert "5 labels" in capsys.readouterr().err
+
+
+def test_coef_size_mismatch_exits_2(files, tmp_path, capsys) -> None:
+    sp.save_npz(tmp_path / "small.npz", sp.random(10, 10, density=0.3, format="csr"))
+    code = main(
+        [
+            "evaluate",
+            "--true",
+            str(files["true"]),
+            "--pred",
+            str(files["pred"]),
+            "--coef",
+            str(tmp_path / "small.npz"),
+        ]
+    )
+    assert code == 2
+    assert "10 x 10" in capsys.readouterr().err
+
+
+def test_missing_file_and_bad_usage_exit_2(files, capsys) -> None:
+    assert main(["evaluate", "--true", "/no/such/file.txt", "--pred", str(files["pred"])]) == 2
+    assert main(["evaluate", "--pred", str(files["pred"])]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", "--coef-orientation", "diagonal"])
+    assert exc.value.code == 2
+
+
+def test_console_script_runs_as_a_process(files) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "metrics_core.cli",
+            "evaluate",
+            "--true",
+            str(files["true"]),
+            "--pred",
+            "/no/such.txt",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "such.txt" in proc.stderr
