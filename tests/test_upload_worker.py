@@ -1,0 +1,172 @@
+"""Tests of metrics_core.upload_worker: round trips, crashes, limits, untrusted results."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from metrics_core import io as mio
+from metrics_core._errors import ClustlensInputError
+from metrics_core.upload_worker import TEST_HOOK_ENV, _read_result, parse_in_worker
+
+try:
+    from tests import io_fixtures as fx
+except ImportError:  # tests/ is not a package: pytest put it on sys.path
+    import io_fixtures as fx
+
+SPARSE = sp.random(30, 30, density=0.2, format="csr", random_state=3)
+
+
+def _same(a, b) -> None:
+    if sp.issparse(a) or sp.issparse(b):
+        assert sp.issparse(a) and sp.issparse(b)
+        a, b = a.toarray(), b.toarray()
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+GOOD = [
+    ("labels_true", b"id,label\n0,cat\n1,dog\n", "y.csv", {}),
+    ("labels_pred", fx.npy_bytes(np.array([[1.0, 2.0, 2.0]])), "p.npy", {}),
+    (
+        "labels_true",
+        fx.savemat_bytes({"gnd": np.arange(4.0), "grps": np.ones(4)}),
+        "d.mat",
+        {},
+    ),
+    ("labels_pred", fx.npz_bytes(gnd=np.arange(3), grps=np.ones(3, int)), "r.npz", {}),
+    ("coef", fx.sparse_npz_bytes(SPARSE), "C.npz", {}),
+    ("coef", fx.npy_bytes(np.eye(4)), "C.npy", {}),
+    ("coef", fx.savemat_bytes({"C": SPARSE.tocsc(), "Z": np.eye(30)}), "c.mat", {"variable": "Z"}),
+    ("data", b"1,2\n3,4\n5,6\n", "X.csv", {}),
+    ("table", b"class,cluster,count\na,0,3\nb,1,4\n", "t.csv", {}),
+]
+
+
+@pytest.mark.parametrize(("kind", "data", "name", "kw"), GOOD, ids=[g[2] for g in GOOD])
+def test_round_trip_matches_in_process(kind, data, name, kw):
+    got = parse_in_worker(kind, data, name, **kw)
+    if kind.startswith("labels"):
+        want = mio.load_labels(data, name=name, kind=kind.removeprefix("labels_"), **kw)
+        _same(got.labels, want.labels)
+        assert got.labels.dtype.kind == want.labels.dtype.kind
+    elif kind == "table":
+        want = mio.load_table(data, name=name)
+        for g, w in zip(got, want, strict=True):
+            _same(g, w)
+    else:
+        loader = mio.load_coef if kind == "coef" else mio.load_data_matrix
+        want = loader(data, name=name, **kw)
+        _same(got.matrix, want.matrix)
+        assert got.matrix.dtype == np.float64
+        if sp.issparse(want.matrix):
+            assert got.matrix.format == "csr"
+    assert got.notes == want.notes
+    assert got.source == name
+    if kind != "table":
+        assert (got.variable, got.candidates) == (want.variable, want.candidates)
+
+
+def test_variables_round_trip():
+    data = fx.savemat_bytes({"C": SPARSE.tocsc(), "gnd": np.arange(30)})
+    assert parse_in_worker("variables", data, "a.mat") == mio.list_variables(data, name="a.mat")
+
+
+def test_bad_file_gives_the_loader_message():
+    with pytest.raises(ClustlensInputError, match=r"ragged.*line 3") as info:
+        parse_in_worker("coef", b"1,2\n3,4\n5\n", "C.csv")
+    assert info.value.source == "C.csv" and info.value.where == "line 3"
+    with pytest.raises(ClustlensInputError, match="unknown kind"):
+        parse_in_worker("pickle", b"", "x.npy")
+
+
+def test_hostile_files_in_worker(tmp_path):
+    flag = tmp_path / "unpickled"
+    evil = fx.npy_bytes(np.array([fx.Boom(str(flag))], dtype=object), allow_pickle=True)
+    with pytest.raises(ClustlensInputError, match=r"evil.npy: holds an object array"):
+        parse_in_worker("labels_true", evil, "evil.npy")
+    assert not flag.exists()
+    bad = fx.raw_sparse_npz(data=[1.0], indices=[10**6], indptr=[0, 1, 1], shape=[2, 2])
+    with pytest.raises(ClustlensInputError, match="out of range"):
+        parse_in_worker("coef", bad, "C.npz")
+    link = fx.hdf5_external_link(tmp_path / "l.mat")
+    with pytest.raises(ClustlensInputError, match="external link"):
+        parse_in_worker("variables", link.read_bytes(), "l.mat")
+
+
+@pytest.mark.parametrize(
+    ("hook", "match"),
+    [("segfault", r"crashed \(SIGSEGV\)"), ("abort", r"crashed \(SIGABRT\)")],
+)
+def test_crash_is_reported_and_parent_keeps_working(monkeypatch, hook, match):
+    monkeypatch.setenv(TEST_HOOK_ENV, hook)
+    with pytest.raises(ClustlensInputError, match=f"C.npy: could not be parsed safely: .*{match}"):
+        parse_in_worker("coef", fx.npy_bytes(np.eye(2)), "C.npy")
+    monkeypatch.delenv(TEST_HOOK_ENV)
+    assert parse_in_worker("coef", fx.npy_bytes(np.eye(2)), "C.npy").matrix.shape == (2, 2)
+
+
+def test_time_limit(monkeypatch):
+    monkeypatch.setenv(TEST_HOOK_ENV, "sleep")
+    with pytest.raises(ClustlensInputError, match=r"longer than the 0.5 s time limit"):
+        parse_in_worker("labels_true", b"1\n", "y.txt", timeout=0.5)
+
+
+def test_memory_limit_from_a_real_file():
+    # 160 MiB of zeros in a ~160 KB archive: declared size is within the 2 GiB default, so the
+    # loader goes ahead; the child's RLIMIT_AS stops it and the parent reports it.
+    bomb = fx.zip_bomb_npz(160 << 20)
+    assert len(bomb) < 1 << 20
+    with pytest.raises(ClustlensInputError, match=r"bomb.npz: .*more memory than the 64 MiB"):
+        parse_in_worker("labels_true", bomb, "bomb.npz", memory_limit_bytes=64 << 20)
+
+
+def test_memory_limit_hook(monkeypatch):
+    monkeypatch.setenv(TEST_HOOK_ENV, "allocate")
+    with pytest.raises(ClustlensInputError, match="memory limit"):
+        parse_in_worker("labels_true", b"1\n", "y.txt", memory_limit_bytes=64 << 20)
+
+
+# ---- the parent does not trust what the child wrote -------------------------------------------
+
+
+def _result_dir(tmp_path, meta, **arrays):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "result.json").write_text(json.dumps(meta))
+    for k, v in arrays.items():
+        np.save(out / f"{k}.npy", v, allow_pickle=isinstance(v, np.ndarray) and v.dtype == object)
+    return out
+
+
+def test_parent_revalidates_sparse_indices(tmp_path):
+    out = _result_dir(
+        tmp_path,
+        {"ok": True, "matrix_sparse_shape": [2, 2]},
+        matrix_data=np.ones(1),
+        matrix_indices=np.array([99]),
+        matrix_indptr=np.array([0, 1, 1]),
+    )
+    with pytest.raises(ClustlensInputError, match="index 99 is out of range"):
+        _read_result(out, "coef", "C.npz", mio.DEFAULT_LIMITS)
+
+
+def test_parent_refuses_pickles_and_garbage(tmp_path):
+    flag = tmp_path / "unpickled"
+    (tmp_path / "a").mkdir()
+    out = _result_dir(
+        tmp_path / "a", {"ok": True}, labels=np.array([fx.Boom(str(flag))], dtype=object)
+    )
+    with pytest.raises(ClustlensInputError, match="object array"):
+        _read_result(out, "labels_true", "y.npy", mio.DEFAULT_LIMITS)
+    assert not flag.exists()
+    (tmp_path / "b").mkdir()
+    out = _result_dir(tmp_path / "b", {"ok": True}, matrix=np.array([["x"]]))
+    with pytest.raises(ClustlensInputError, match="parsed safely"):
+        _read_result(out, "coef", "C.npy", mio.DEFAULT_LIMITS)
+    (tmp_path / "c" / "out").mkdir(parents=True)
+    (tmp_path / "c" / "out" / "result.json").write_text("[not json")
+    with pytest.raises(ClustlensInputError, match="damaged result"):
+        _read_result(tmp_path / "c" / "out", "coef", "C.npy", mio.DEFAULT_LIMITS)
