@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 from metrics_core._contingency import Contingency, as_contingency
@@ -58,6 +57,9 @@ def _match(c: Contingency) -> Matching:
         empty = np.zeros(0, dtype=np.intp)
         return Matching(empty, empty, np.zeros(0, dtype=np.int64), 0)
     if not sp.issparse(t) or t.shape[0] * t.shape[1] <= DENSE_MATCHING_CELL_LIMIT:
+        # imported here: scipy.optimize costs ~1 s to import, the dashboard's cold start feels it
+        from scipy.optimize import linear_sum_assignment
+
         dense = c.dense()
         rows, cols = linear_sum_assignment(dense, maximize=True)
     else:

@@ -1,0 +1,67 @@
+"""clustlens dashboard entry script: ``streamlit run dashboard/app.py`` or ``clustlens dashboard``.
+
+Sets up the page, draws the sidebar (shared by every view) and routes with ``st.navigation``.
+New views (Sweep, Multi-view, Learn, ...) are one file in ``views/`` plus one line in ``PAGES``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` from a source checkout
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from dashboard import compute, sidebar, state  # noqa: E402
+
+#: section -> [(page file relative to this script, title, icon, url path)]; the first is default.
+PAGES: dict[str, list[tuple[str, str, str, str]]] = {
+    "Evaluate": [
+        ("views/summary.py", "Summary", ":material/summarize:", "summary"),
+        ("views/contingency.py", "Contingency", ":material/grid_on:", "contingency"),
+        ("views/pairs.py", "Pair confusion", ":material/join_inner:", "pairs"),
+        ("views/affinity.py", "Affinity", ":material/hub:", "affinity"),
+    ],
+}
+
+
+def _pages() -> dict[str, list[st.Page]]:
+    out: dict[str, list[st.Page]] = {}
+    first = True
+    for section, pages in PAGES.items():
+        out[section] = []
+        for rel, title, icon, url in pages:
+            out[section].append(
+                st.Page(HERE / rel, title=title, icon=icon, url_path=url, default=first)
+            )
+            first = False
+    return out
+
+
+def main() -> None:
+    # Also set here what .streamlit/config.toml sets, for `streamlit run dashboard/app.py` run
+    # from another folder (then our config file is not read): no tracebacks to the browser.
+    st.set_option("client.showErrorDetails", "none")
+    st.set_option("client.toolbarMode", "minimal")
+    st.set_page_config(
+        page_title="clustlens",
+        page_icon=":material/insights:",
+        layout="wide",
+        initial_sidebar_state="expanded",
+    )
+    nav = st.navigation(_pages(), position="sidebar")
+    s = state.get()
+    sidebar.render(s)
+    nav.run()
+    # after the page is out: start the upload worker's fork server for the first upload
+    compute.warm_up_worker()
+
+
+# Streamlit runs this script as "__main__"; a worker process that imports it (multiprocessing
+# preloads "__main__" as "__mp_main__") must not draw anything.
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Pure Plotly figure builders: arrays and dicts in, ``go.Figure`` out; never ``st.*``."""

@@ -1,0 +1,379 @@
+"""Affinity figures: the block-structured |C| + |C|ᵀ plot, per-class CONN and SRE, leakage."""
+
+from __future__ import annotations
+
+import base64
+import io
+import itertools
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import get_colorscale, sample_colorscale
+
+from dashboard.figures._style import (
+    BAD,
+    NEUTRAL,
+    QUALITATIVE,
+    SEQ_LEAK,
+    plain_all,
+    style,
+    unique_names,
+)
+
+AFFINITY_SCALE = "YlGnBu"
+#: In log colour, values below max / LOG_RANGE share the lowest colour.
+LOG_RANGE = 1e4
+#: Class names are written on the axes up to this many groups.
+TICK_LIMIT = 40
+
+
+@lru_cache(maxsize=8)
+def _lut(scale: str) -> np.ndarray:
+    """256 x 3 uint8 colour lookup table of a Plotly colour scale."""
+    cols = sample_colorscale(get_colorscale(scale), list(np.linspace(0, 1, 256)), colortype="rgb")
+    out = np.empty((256, 3), dtype=np.uint8)
+    for i, c in enumerate(cols):
+        out[i] = [int(float(v)) for v in c[c.index("(") + 1 : -1].split(",")]
+    return out
+
+
+def colour_limits(values: np.ndarray, log: bool) -> tuple[float, float]:
+    """Colour range: linear 0..(99.5th percentile of the non-zeros); log spans 4 decades."""
+    pos = values[values > 0]
+    if pos.size == 0:
+        return (0.0, 1.0) if not log else (-1.0, 0.0)
+    hi = float(np.percentile(pos, 99.5)) if pos.size > 100 else float(pos.max())
+    hi = hi if hi > 0 else float(pos.max())
+    if log:
+        lo = max(float(pos.min()), hi / LOG_RANGE)
+        return float(np.log10(lo)), float(np.log10(hi))
+    return 0.0, hi
+
+
+def _scaled(values: np.ndarray, log: bool, lims: tuple[float, float]) -> np.ndarray:
+    """Values mapped to [0, 1] for the colour scale (NaN where zero in log mode)."""
+    lo, hi = lims
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(values > 0, np.log10(values), np.nan) if log else values.astype(np.float64)
+    span = hi - lo if hi > lo else 1.0
+    return np.clip((v - lo) / span, 0.0, 1.0)
+
+
+def to_png_uri(rgb: np.ndarray) -> str:
+    """PNG data URI of an (H, W, 3) uint8 image."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(rgb, mode="RGB").save(buf, format="PNG", optimize=False, compress_level=1)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _colorbar_trace(lims: tuple[float, float], log: bool, scale: str) -> go.Scatter:
+    """An invisible trace that only draws the colour bar (images have none)."""
+    lo, hi = lims
+    bar: dict[str, Any] = {"title": {"text": "|C|+|C|ᵀ"}, "thickness": 14}
+    if log:
+        ticks = np.arange(np.ceil(lo), np.floor(hi) + 1)
+        bar.update(tickvals=ticks.tolist(), ticktext=[f"1e{int(t)}" for t in ticks])
+    return go.Scatter(
+        x=[None],
+        y=[None],
+        mode="markers",
+        showlegend=False,
+        hoverinfo="skip",
+        marker={
+            "colorscale": scale,
+            "cmin": lo,
+            "cmax": hi,
+            "color": [lo],
+            "showscale": True,
+            "colorbar": bar,
+        },
+    )
+
+
+def affinity_figure(
+    display: dict[str, Any], *, log: bool = True, scale: str = AFFINITY_SCALE
+) -> go.Figure:
+    """The block-structured plot of W = |C| + |C|ᵀ from ``compute.affinity_display`` output.
+
+    ``display`` holds ``values`` (B x B), ``edges`` (B + 1 positions), ``bounds`` (group starts
+    plus N), ``group_names``, ``group_kind`` ("class" or "cluster"), ``pooled``, ``n``,
+    ``sort_mode``. Small matrices are a per-cell heatmap with hover; pooled ones are sent as a
+    PNG image (a few hundred KB at any N), which the title says.
+    """
+    values = np.asarray(display["values"], dtype=np.float64)
+    edges = np.asarray(display["edges"], dtype=np.int64)
+    bounds = np.asarray(display["bounds"], dtype=np.int64)
+    names = unique_names(plain_all(display["group_names"]))
+    n = int(display["n"])
+    n_bins = len(edges) - 1
+    pooled = bool(display["pooled"])
+    lims = colour_limits(values, log)
+    # group boundaries in axis units (bins; with no pooling a bin is a point)
+    b_axis = np.searchsorted(edges, bounds)
+    centres = (b_axis[:-1] + b_axis[1:]) / 2 - 0.5
+    if pooled:
+        idx = np.round(_scaled(values, log, lims) * 255)
+        rgb = _lut(scale)[np.nan_to_num(idx, nan=0).astype(np.intp)]
+        if log:
+            rgb[~(values > 0)] = 255  # no coefficient at all: white
+        fig = go.Figure(
+            go.Image(
+                source=to_png_uri(rgb),
+                x0=0,
+                y0=0,
+                dx=1,
+                dy=1,
+                hovertemplate="row bin %{y}, column bin %{x}<extra></extra>",
+            )
+        )
+        fig.add_trace(_colorbar_trace(lims, log, scale))
+        sizes = np.diff(edges)
+        note = (
+            f"pooled for display: {n:,} points → {n_bins} x {n_bins} bins of "
+            f"{sizes.min()}–{sizes.max()} points, mean per block; bins never cross a "
+            f"{display['group_kind']} boundary"
+        )
+    else:
+        with np.errstate(divide="ignore"):
+            z = np.where(values > 0, np.log10(values), np.nan) if log else values
+        hover = (
+            "row point at position %{y}<br>column point at position %{x}<br>"
+            + ("log10 |C|+|C|ᵀ = %{z:.2f}" if log else "|C|+|C|ᵀ = %{z:.3g}")
+            + "<extra></extra>"
+        )
+        fig = go.Figure(
+            go.Heatmap(
+                z=z.astype(np.float32),
+                colorscale=scale,
+                zmin=lims[0],
+                zmax=lims[1],
+                hovertemplate=hover,
+                colorbar={
+                    "title": {"text": "log10 |C|+|C|ᵀ" if log else "|C|+|C|ᵀ"},
+                    "thickness": 14,
+                },
+            )
+        )
+        note = f"all {n:,} x {n:,} cells; hover for values"
+    line = {"color": "#d62728", "width": 1.2}
+    shapes = []  # one update_layout, not add_shape per line (each add_shape re-validates)
+    for b in b_axis[1:-1]:
+        shapes.append(
+            {
+                "type": "line",
+                "x0": b - 0.5,
+                "x1": b - 0.5,
+                "y0": -0.5,
+                "y1": n_bins - 0.5,
+                "line": line,
+            }
+        )
+        shapes.append(
+            {
+                "type": "line",
+                "y0": b - 0.5,
+                "y1": b - 0.5,
+                "x0": -0.5,
+                "x1": n_bins - 0.5,
+                "line": line,
+            }
+        )
+    fig.update_layout(shapes=shapes)
+    ticks: dict[str, Any] = {"showticklabels": False, "ticks": ""}
+    if len(names) <= TICK_LIMIT:
+        ticks = {"tickmode": "array", "tickvals": centres.tolist(), "ticktext": names}
+    fig.update_xaxes(
+        range=[-0.5, n_bins - 0.5],
+        showgrid=False,
+        zeroline=False,
+        constrain="domain",
+        title=f"points sorted by {display['sort_mode']} "
+        f"({display['group_kind']} boundaries in red)",
+        **ticks,
+    )
+    fig.update_yaxes(
+        range=[n_bins - 0.5, -0.5],
+        showgrid=False,
+        zeroline=False,
+        scaleanchor="x",
+        constrain="domain",
+        **ticks,
+    )
+    fig.update_layout(plot_bgcolor="white")
+    title = f"Affinity |C| + |C|ᵀ ({'log' if log else 'linear'} colour)<br><sup>{note}</sup>"
+    return style(fig, title, height=720)
+
+
+def conn_bars(
+    class_names: Sequence[Any], values: Sequence[float], *, title: str | None = None
+) -> go.Figure:
+    """Per-class connectivity λ₂ bars; the weakest class is red and labelled."""
+    vals = np.asarray(values, dtype=np.float64)
+    x = unique_names(plain_all(class_names))
+    finite = np.isfinite(vals)
+    weakest = int(np.nanargmin(np.where(finite, vals, np.inf))) if finite.any() else -1
+    colors = [BAD if i == weakest else QUALITATIVE[0] for i in range(len(vals))]
+    fig = go.Figure(
+        go.Bar(
+            x=x,
+            y=np.where(finite, vals, 0.0),
+            marker_color=colors,
+            hovertemplate="class %{x}<br>λ₂ = %{y:.4f}<extra></extra>",
+        )
+    )
+    if weakest >= 0:
+        fig.add_annotation(
+            x=x[weakest],
+            y=float(vals[weakest]),
+            text="weakest",
+            showarrow=True,
+            arrowhead=2,
+            ax=0,
+            ay=-30,
+            font={"color": BAD},
+        )
+    fig.update_xaxes(type="category", title="true class")
+    fig.update_yaxes(title="λ₂ of the class's normalised Laplacian", rangemode="tozero")
+    return style(
+        fig,
+        title or "Connectivity per class (higher = better connected; 0 = split apart)",
+        height=380,
+    )
+
+
+def sre_class_bars(class_names: Sequence[Any], values: Sequence[float]) -> go.Figure:
+    """Mean SRE of the points of each class (lower is better)."""
+    vals = np.asarray(values, dtype=np.float64)
+    x = unique_names(plain_all(class_names))
+    worst = int(np.nanargmax(vals)) if np.isfinite(vals).any() else -1
+    fig = go.Figure(
+        go.Bar(
+            x=x,
+            y=vals,
+            marker_color=[BAD if i == worst else QUALITATIVE[1] for i in range(len(vals))],
+            hovertemplate="class %{x}<br>SRE = %{y:.4f}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(type="category", title="true class")
+    fig.update_yaxes(title="share of |coefficients| outside the class", range=[0, 1])
+    return style(fig, "Subspace-preserving error per class (lower = better)", height=380)
+
+
+def sre_points(
+    values_in_order: np.ndarray,
+    group_of_position: np.ndarray,
+    bounds: np.ndarray,
+    group_names: Sequence[Any],
+    *,
+    point_index: np.ndarray | None = None,
+) -> go.Figure:
+    """Per-point SRE along the ground-truth order, one colour per class, boundaries drawn."""
+    v = np.asarray(values_in_order, dtype=np.float32)
+    g = np.asarray(group_of_position, dtype=np.int64)
+    bounds = np.asarray(bounds, dtype=np.int64)
+    names = plain_all(group_names)
+    pos = np.arange(v.size, dtype=np.int32)
+    idx = None if point_index is None else np.asarray(point_index, dtype=np.int32)
+    hover = (
+        "position %{x}"
+        + ("<br>point #%{customdata}" if idx is not None else "")
+        + "<br>SRE = %{y:.3f}<extra>%{fullData.name}</extra>"
+    )
+    size = 4 if v.size < 5000 else 2
+    runs = list(itertools.pairwise(bounds.tolist()))
+    if len(runs) <= TICK_LIMIT:
+        # One trace per class, numpy slices sent as binary; a per-point list of colour strings
+        # would be validated point by point (seconds at N = 50,000).
+        traces = [
+            go.Scattergl(
+                x=pos[lo:hi],
+                y=v[lo:hi],
+                mode="markers",
+                name=f"class {names[k]}",
+                marker={"size": size, "color": QUALITATIVE[k % len(QUALITATIVE)]},
+                customdata=None if idx is None else idx[lo:hi],
+                hovertemplate=hover,
+                showlegend=False,
+            )
+            for k, (lo, hi) in enumerate(runs)
+        ]
+    else:
+        scale = [[i / (len(QUALITATIVE) - 1), c] for i, c in enumerate(QUALITATIVE)]
+        traces = [
+            go.Scattergl(
+                x=pos,
+                y=v,
+                mode="markers",
+                name="points",
+                customdata=idx,
+                hovertemplate=hover,
+                marker={
+                    "size": size,
+                    "color": (g % len(QUALITATIVE)).astype(np.int8),
+                    "colorscale": scale,
+                    "cmin": 0,
+                    "cmax": len(QUALITATIVE) - 1,
+                },
+            )
+        ]
+    fig = go.Figure(traces)
+    fig.update_layout(
+        shapes=[
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": float(b) - 0.5,
+                "x1": float(b) - 0.5,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": NEUTRAL, "width": 1, "dash": "dot"},
+            }
+            for b in bounds[1:-1]
+        ]
+    )
+    if len(names) <= TICK_LIMIT:
+        centres = (np.asarray(bounds)[:-1] + np.asarray(bounds)[1:]) / 2
+        fig.update_xaxes(tickmode="array", tickvals=centres.tolist(), ticktext=names)
+    fig.update_xaxes(title="points sorted by ground truth")
+    fig.update_yaxes(title="SRE of the point", range=[-0.02, 1.02])
+    return style(fig, "Subspace-preserving error per point", height=360)
+
+
+def leakage_heatmap(matrix: np.ndarray, class_names: Sequence[Any]) -> go.Figure:
+    """K x K coefficient mass from class a (row) onto class b (column), as shares of the row."""
+    m = np.asarray(matrix, dtype=np.float64)
+    s = m.sum(axis=1, keepdims=True)
+    share = np.divide(m, s, out=np.zeros_like(m), where=s > 0)
+    names = unique_names(plain_all(class_names))
+    heat = go.Heatmap(
+        z=share,
+        x=names,
+        y=names,
+        customdata=m,
+        colorscale=SEQ_LEAK,
+        zmin=0,
+        zmax=1,
+        hovertemplate="from class %{y} onto class %{x}<br>%{z:.1%} of the row's |C| mass"
+        "<br>mass %{customdata:.4g}<extra></extra>",
+        colorbar={"title": {"text": "share of row"}, "thickness": 14},
+        xgap=1,
+        ygap=1,
+    )
+    if m.shape[0] <= 25:
+        heat.update(texttemplate="%{z:.0%}", textfont={"size": 11})
+    fig = go.Figure(heat)
+    fig.update_xaxes(type="category", title="onto class b", side="top")
+    fig.update_yaxes(type="category", title="from class a", autorange="reversed")
+    k = m.shape[0]
+    return style(
+        fig,
+        "Leakage: coefficient mass from class a onto class b (diagonal = kept inside)",
+        height=int(min(max(420, 190 + 28 * k), 900)),
+        top_axis=True,
+    )

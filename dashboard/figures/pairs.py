@@ -1,0 +1,84 @@
+"""Pair-confusion figures: the 2x2 matrix over unordered pairs and the pair scores."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dashboard.figures._style import BAD, GOOD, NEUTRAL, SEQ_COUNTS, style
+
+PAIR_SCORES = {
+    "pair_precision": "precision",
+    "pair_recall": "recall",
+    "pair_f1": "F1",
+    "jaccard": "Jaccard",
+    "fmi": "Fowlkes–Mallows",
+    "rand": "Rand index",
+    "ari": "adjusted Rand",
+}
+
+
+def pair_confusion_matrix(tp: int, fp: int, fn: int, tn: int) -> go.Figure:
+    """2x2 matrix: rows = same / different class, columns = same / different cluster.
+
+    Colour is the share within the row (so the two error cells stand out even when TN dwarfs
+    everything); the text gives the count, the row share and the reading of the cell.
+    """
+    counts = np.array([[tp, fn], [fp, tn]], dtype=np.float64)
+    rows_total = counts.sum(axis=1, keepdims=True)
+    share = np.divide(counts, rows_total, out=np.zeros_like(counts), where=rows_total > 0)
+    names = [
+        ["TP: together in both", "FN: split apart"],
+        ["FP: merged together", "TN: apart in both"],
+    ]
+    text = [
+        [
+            f"{names[i][j]}<br>{int(counts[i, j]):,} pairs<br>{share[i, j]:.1%} of the row"
+            for j in range(2)
+        ]
+        for i in range(2)
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=share,
+            x=["same cluster", "different clusters"],
+            y=["same class", "different classes"],
+            text=text,
+            texttemplate="%{text}",
+            textfont={"size": 15},
+            colorscale=SEQ_COUNTS,
+            zmin=0,
+            zmax=1,
+            hovertemplate="%{y}, %{x}<br>%{text}<extra></extra>",
+            colorbar={"title": {"text": "share of row"}, "thickness": 14},
+            xgap=3,
+            ygap=3,
+        )
+    )
+    fig.update_xaxes(type="category", side="top", title="prediction")
+    fig.update_yaxes(type="category", autorange="reversed", title="ground truth")
+    return style(fig, "Pair confusion over unordered pairs of points", height=470, top_axis=True)
+
+
+def pair_scores_bar(scores: Mapping[str, float]) -> go.Figure:
+    """Horizontal bars of the pair-counting scores (ARI may be negative)."""
+    keys = [k for k in PAIR_SCORES if k in scores]
+    vals = [float(scores[k]) for k in keys]
+    colors = [GOOD if v >= 0.8 else (BAD if v < 0.5 else NEUTRAL) for v in vals]
+    fig = go.Figure(
+        go.Bar(
+            x=vals,
+            y=[PAIR_SCORES[k] for k in keys],
+            orientation="h",
+            marker_color=colors,
+            text=[f"{v:.3f}" for v in vals],
+            textposition="outside",
+            hovertemplate="%{y}: %{x:.4f}<extra></extra>",
+        )
+    )
+    lo = min([0.0, *vals])
+    fig.update_xaxes(range=[lo - 0.05 if lo < 0 else 0, 1.12], title="score (1 = perfect)")
+    fig.update_yaxes(type="category", autorange="reversed")
+    return style(fig, "Pair-counting scores", height=420)

@@ -1,0 +1,222 @@
+"""The sidebar: inputs (ground truth, predictions, C) that persist across every view.
+
+Uploads are parsed once (tracked by the uploader's file id) through the sandboxed worker; a bad
+file adds one message and changes nothing that was loaded before.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import PurePath
+
+import scipy.sparse as sp
+import streamlit as st
+
+from dashboard import compute, state, ui
+from dashboard.state import K_ACTIVE, K_ORIENT, AppState, Input
+from metrics_core._errors import ClustlensInputError
+
+log = logging.getLogger("clustlens.dashboard")
+
+LABEL_TYPES = ["txt", "csv", "tsv", "npy", "npz", "mat"]
+COEF_TYPES = ["npz", "npy", "mat", "txt", "csv", "tsv"]
+HINTS = {
+    "truth": "Upload one label per point: a .txt/.csv/.tsv column, a 1-D .npy, or a variable "
+    "of a .mat/.npz file.",
+    "pred": "Upload one predicted label per point: a .txt/.csv/.tsv column, a 1-D .npy, or a "
+    "variable of a .mat/.npz file.",
+    "coef": "Upload an N x N matrix: dense .npy, scipy sparse .npz (save_npz), or a .mat variable.",
+}
+ROLE_NAMES = {"truth": "ground truth", "pred": "prediction", "coef": "coefficient matrix"}
+ORIENT_LABELS = {
+    "rows": "rows — row i represents point i (Python: X ≈ C X)",
+    "columns": "columns — column i represents point i (MATLAB: X ≈ X C)",
+}
+
+
+def _file_id(f) -> str:
+    return str(getattr(f, "file_id", None) or f"{f.name}:{f.size}")
+
+
+def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | None:
+    """Parse or add one message to ``s.messages``; never raise."""
+    try:
+        return compute.parse_upload(role, name, data, **pick)
+    except ClustlensInputError as exc:
+        s.messages.append(
+            (
+                "error",
+                f"{name} was not loaded as the {ROLE_NAMES[role]}: {exc.reason}"
+                + (f" (at {exc.where})" if exc.where else "")
+                + f". {HINTS[role]} Everything loaded before is unchanged.",
+            )
+        )
+    except Exception as exc:
+        log.exception("upload %r failed", name)
+        s.messages.append(
+            (
+                "error",
+                f"{name} could not be read as the {ROLE_NAMES[role]} ({type(exc).__name__}). "
+                f"{HINTS[role]} Everything loaded before is unchanged.",
+            )
+        )
+    return None
+
+
+def _install(s: AppState, inp: Input) -> None:
+    dropped = s.drop_demo_mismatching(inp.n)
+    if dropped:
+        s.messages.append(
+            ("info", "demo files removed (their size differs from yours): " + ", ".join(dropped))
+        )
+    if inp.role == "truth":
+        s.truth = inp
+    elif inp.role == "coef":
+        s.coef = inp
+        if PurePath(inp.name).suffix.lower() == ".mat":
+            st.session_state[K_ORIENT] = "columns"
+            s.messages.append(
+                (
+                    "info",
+                    f"{inp.name}: MATLAB codes store points as columns, so C is read by "
+                    "columns; switch to rows below if yours stores them as rows.",
+                )
+            )
+    else:
+        same = [p for p in s.preds if p.name == inp.name and p.key == inp.key]
+        if same:  # the same file again: show it, do not add a copy
+            st.session_state[K_ACTIVE] = same[0].name
+            return
+        inp.name = s.unique_pred_name(inp.name)
+        s.preds.append(inp)
+        st.session_state[K_ACTIVE] = inp.name
+    s.messages.append(("success", f"loaded {inp.name} as the {ROLE_NAMES[inp.role]}"))
+
+
+def _handle_uploads(s: AppState, role: str, files) -> None:
+    if files is None:
+        return
+    files = files if isinstance(files, list) else [files]
+    new = [f for f in files if _file_id(f) not in s.processed]
+    if not new:
+        return
+    s.messages = []
+    for f in new:
+        s.processed.add(_file_id(f))
+        inp = _parse(s, role, f.name, f.getvalue())
+        if inp is not None:
+            _install(s, inp)
+
+
+def _describe(inp: Input) -> str:
+    if inp.role == "coef":
+        v = inp.value
+        kind = f"sparse, {v.nnz:,} non-zeros" if sp.issparse(v) else "dense"
+        return f"{inp.name} — {v.shape[0]:,} x {v.shape[1]:,}, {kind}"
+    return f"{inp.name} — {inp.n:,} labels"
+
+
+def _picker(s: AppState, inp: Input, slot: str) -> Input:
+    """Variable (.mat/.npz) or column (tables) picker; returns the input in use."""
+    if inp.choice_kind and len(inp.choices) > 1:
+        label = "Variable used" if inp.choice_kind == "variable" else "Column used"
+        choices = list(inp.choices)
+        current = inp.picked if inp.picked in choices else choices[0]
+        picked = st.selectbox(
+            label,
+            choices,
+            index=choices.index(current),
+            key=f"pick_{slot}_{inp.sha256[:16]}",
+            help="Pre-selected by the conventional names (gnd, labels, y, C, Z, ...).",
+        )
+        if picked != inp.picked:
+            s.messages = []
+            new = _parse(s, inp.role, inp.name, inp.data, **{inp.choice_kind: picked})
+            if new is not None:
+                new.name, new.demo = inp.name, inp.demo
+                inp = new
+    if inp.picked:
+        ui.note(f"{inp.choice_kind} used: {inp.picked}")
+    return inp
+
+
+def _show(inp: Input) -> None:
+    ui.note(_describe(inp))
+    for n in inp.notes:
+        ui.note(f"note: {n}")
+
+
+def _remove_active() -> None:
+    s = state.get()
+    name = st.session_state.get(K_ACTIVE)
+    s.preds = [p for p in s.preds if p.name != name]
+    st.session_state[K_ACTIVE] = s.preds[0].name if s.preds else None
+
+
+def render(s: AppState) -> None:
+    """Draw the sidebar inputs and apply uploads to ``s``."""
+    with st.sidebar:
+        st.header("Inputs")
+        if s.is_demo:
+            st.info(
+                "Demo data loaded. Upload your own files below to replace it.",
+                icon=":material/science:",
+            )
+
+        st.subheader("Ground truth")
+        _handle_uploads(
+            s, "truth", st.file_uploader("Ground-truth labels", type=LABEL_TYPES, key="up_truth")
+        )
+        if s.truth is not None:
+            s.truth = _picker(s, s.truth, "truth")
+            _show(s.truth)
+
+        st.subheader("Predictions")
+        _handle_uploads(
+            s,
+            "pred",
+            st.file_uploader(
+                "Predicted labels (one or more files)",
+                type=LABEL_TYPES,
+                accept_multiple_files=True,
+                key="up_preds",
+            ),
+        )
+        names = [p.name for p in s.preds]
+        if names:
+            if st.session_state.get(K_ACTIVE) not in names:
+                st.session_state[K_ACTIVE] = names[0]
+            st.selectbox("Prediction shown", names, key=K_ACTIVE)
+            i = names.index(st.session_state[K_ACTIVE])
+            s.preds[i] = _picker(s, s.preds[i], f"pred{i}")
+            _show(s.preds[i])
+            st.button("Remove this prediction", key="remove_pred", on_click=_remove_active)
+
+        st.subheader("Coefficient matrix C (optional)")
+        _handle_uploads(
+            s,
+            "coef",
+            st.file_uploader("Coefficient matrix C", type=COEF_TYPES, key="up_coef"),
+        )
+        if s.coef is not None:
+            s.coef = _picker(s, s.coef, "coef")
+            _show(s.coef)
+        st.radio(
+            "C stores each point's coefficients in its",
+            list(ORIENT_LABELS),
+            format_func=ORIENT_LABELS.__getitem__,
+            key=K_ORIENT,
+        )
+        conv = state.conventions()
+        if conv.orientation_from_preset:
+            ui.note(f"the SRE/CONN preset {conv.preset} reads C by {conv.orientation}")
+
+        for level, text in s.messages:
+            if level == "error":
+                ui.error(text)
+            elif level == "success":
+                st.success(ui.md_escape(text), icon=":material/check:")
+            else:
+                st.info(ui.md_escape(text))
+        st.divider()
+        st.button("Reset to the demo", key="reset_demo", on_click=state.reset)

@@ -1,0 +1,228 @@
+"""Session state: what the user loaded (raw bytes, names, parsed values) and the conventions.
+
+One :class:`AppState` per browser session, in ``st.session_state["clustlens"]``. Inputs keep
+their raw bytes and SHA-256 so the compute layer can key its caches on strings; the parsed
+arrays ride along for the compute layer to use (never as cache keys). Later pages (sweeps,
+multi-view, learn) add their own fields here rather than new top-level session keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+STATE_KEY = "clustlens"
+_SEEN_CARRY = "clustlens_seen_uploads"
+
+# Widget keys of the conventions (read by every view; the widgets live on the Summary page and
+# in the sidebar, with persist_state="session" so the values survive page switches).
+K_AVERAGE = "conv_average_method"
+K_NOISE = "conv_noise_policy"
+K_PRESET = "conv_preset"
+K_ORIENT = "coef_orientation"
+K_ACTIVE = "active_pred"
+NO_PRESET = "documented defaults"
+DEFAULTS: dict[str, Any] = {
+    K_AVERAGE: "arithmetic",
+    K_NOISE: "keep",
+    K_PRESET: NO_PRESET,
+    K_ORIENT: "rows",
+}
+
+
+def sha256(data: bytes) -> str:
+    """Hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Input:
+    """One loaded file: ground truth, a prediction or a coefficient matrix.
+
+    ``value`` is the parsed array (labels: 1-D ndarray; coef: ndarray or scipy CSR).
+    ``choices`` are the variables (``.mat``/``.npz``) or columns (tables) the user may pick
+    from, ``variable``/``column`` what is in use, ``notes`` one-line normalisation notes.
+    """
+
+    role: str
+    name: str
+    data: bytes
+    sha256: str
+    value: Any
+    variable: str | None = None
+    column: str | None = None
+    choices: tuple[str, ...] = ()
+    choice_kind: str = ""
+    notes: tuple[str, ...] = ()
+    demo: bool = False
+
+    @property
+    def key(self) -> str:
+        """Cache key: content hash plus what was picked inside the file."""
+        return f"{self.sha256}:{self.variable or ''}:{self.column or ''}"
+
+    @property
+    def n(self) -> int:
+        """Number of points (labels) or rows of C."""
+        return int(self.value.shape[0])
+
+    @property
+    def picked(self) -> str | None:
+        return self.variable if self.choice_kind == "variable" else self.column
+
+
+@dataclass
+class AppState:
+    """Everything one session has loaded."""
+
+    truth: Input | None = None
+    preds: list[Input] = field(default_factory=list)
+    coef: Input | None = None
+    processed: set[str] = field(default_factory=set)  # uploader file ids already handled
+    messages: list[tuple[str, str]] = field(default_factory=list)  # (level, text), last upload
+    extras: dict[str, Any] = field(default_factory=dict)  # room for later pages
+
+    @property
+    def is_demo(self) -> bool:
+        items = [self.truth, self.coef, *self.preds]
+        return any(i is not None and i.demo for i in items)
+
+    def pred(self, name: str | None) -> Input | None:
+        for p in self.preds:
+            if p.name == name:
+                return p
+        return self.preds[0] if self.preds else None
+
+    def unique_pred_name(self, name: str) -> str:
+        names = {p.name for p in self.preds}
+        if name not in names:
+            return name
+        k = 2
+        while f"{name} ({k})" in names:
+            k += 1
+        return f"{name} ({k})"
+
+    def drop_demo_mismatching(self, n: int) -> list[str]:
+        """Remove demo inputs whose size differs from ``n`` (the user's data); say which."""
+        dropped = []
+        if self.truth is not None and self.truth.demo and self.truth.n != n:
+            dropped.append(self.truth.name)
+            self.truth = None
+        if self.coef is not None and self.coef.demo and self.coef.n != n:
+            dropped.append(self.coef.name)
+            self.coef = None
+        keep = []
+        for p in self.preds:
+            if p.demo and p.n != n:
+                dropped.append(p.name)
+            else:
+                keep.append(p)
+        self.preds = keep
+        return dropped
+
+    def problems(self, pred: Input | None = None) -> list[str]:
+        """Size mismatches between the ground truth and ``pred`` / C, in plain words."""
+        out = []
+        if self.truth is None:
+            return out
+        n = self.truth.n
+        if pred is not None and pred.n != n:
+            out.append(
+                f"prediction {pred.name} has {pred.n:,} labels but the ground truth "
+                f"{self.truth.name} has {n:,}; upload files for the same points"
+            )
+        if self.coef is not None and self.coef.value.shape != (n, n):
+            shape = " x ".join(f"{s:,}" for s in self.coef.value.shape)
+            out.append(
+                f"coefficient matrix {self.coef.name} is {shape} but the ground truth has "
+                f"{n:,} points (C must be N x N)"
+            )
+        return out
+
+    def compatible_preds(self) -> list[Input]:
+        if self.truth is None:
+            return []
+        return [p for p in self.preds if p.n == self.truth.n]
+
+    def coef_ok(self) -> bool:
+        return (
+            self.truth is not None
+            and self.coef is not None
+            and self.coef.value.shape == (self.truth.n, self.truth.n)
+        )
+
+
+def get() -> AppState:
+    """This session's state (created, with the demo loaded, on first use)."""
+    if STATE_KEY not in st.session_state:
+        from dashboard import compute
+
+        s = AppState()
+        # uploads still sitting in the uploaders after a reset must not be loaded again
+        s.processed = set(st.session_state.pop(_SEEN_CARRY, set()))
+        try:
+            truth, preds, coef = compute.load_demo()
+            s.truth, s.preds, s.coef = truth, list(preds), coef
+        except Exception as exc:  # a broken install must not stop the app: start empty
+            s.messages.append(("warning", f"the demo could not be loaded ({exc}); upload files"))
+        st.session_state[STATE_KEY] = s
+        if s.coef is not None and s.coef.demo:
+            st.session_state.setdefault(K_ORIENT, "rows")
+    for k, v in DEFAULTS.items():
+        st.session_state.setdefault(k, v)
+    return st.session_state[STATE_KEY]
+
+
+def reset() -> None:
+    """Forget everything and load the demo again (on the next :func:`get`)."""
+    old = st.session_state.pop(STATE_KEY, None)
+    if old is not None:
+        st.session_state[_SEEN_CARRY] = set(old.processed)
+    st.session_state.pop(K_ACTIVE, None)
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The conventions every view computes with (all plain strings: they are cache keys)."""
+
+    average_method: str = "arithmetic"
+    noise_policy: str = "keep"
+    preset: str | None = None
+    orientation: str = "rows"
+    orientation_from_preset: bool = False
+
+
+def conventions() -> Conventions:
+    """Current conventions, from the (persisted) widget values."""
+    ss = st.session_state
+    preset = ss.get(K_PRESET, NO_PRESET)
+    preset = None if preset in (None, NO_PRESET) else str(preset)
+    orientation = str(ss.get(K_ORIENT, DEFAULTS[K_ORIENT]))
+    from_preset = False
+    if preset is not None:
+        wanted = presets().get(preset, {}).get("orientation")
+        if wanted:
+            from_preset = wanted != orientation
+            orientation = str(wanted)
+    return Conventions(
+        average_method=str(ss.get(K_AVERAGE, DEFAULTS[K_AVERAGE])),
+        noise_policy=str(ss.get(K_NOISE, DEFAULTS[K_NOISE])),
+        preset=preset,
+        orientation=orientation,
+        orientation_from_preset=from_preset,
+    )
+
+
+def presets() -> dict[str, dict[str, Any]]:
+    """The SRE/CONN presets of the reference codes (empty if the library has none)."""
+    import metrics_core as mc
+
+    return dict(getattr(mc, "AFFINITY_PRESETS", {}) or {})
+
+
+def active_pred(s: AppState) -> Input | None:
+    """The prediction chosen in the sidebar (the first one if none is chosen)."""
+    return s.pred(st.session_state.get(K_ACTIVE))

@@ -1,0 +1,105 @@
+"""Small Streamlit helpers shared by the pages and the sidebar: safe text, errors, headers."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+from dashboard.state import AppState, Conventions, Input
+from metrics_core._errors import ClustlensInputError
+
+log = logging.getLogger("clustlens.dashboard")
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$=\"'&%^@;,/?])")
+
+
+def md_escape(text: object) -> str:
+    """Escape every Markdown-active character so Streamlit prints ``text`` literally.
+
+    CommonMark lets any ASCII punctuation be backslash-escaped; escaping all of it also disarms
+    Streamlit's extensions (``:red[...]``, ``:material/...:``, ``$math$``) and raw HTML.
+    Newlines become spaces (one message, one line).
+
+    Examples
+    --------
+    >>> md_escape("[x](javascript:alert(1)) *b* $y$")
+    '\\\\[x\\\\]\\\\(javascript\\\\:alert\\\\(1\\\\)\\\\) \\\\*b\\\\* \\\\$y\\\\$'
+    """
+    s = str(text).replace("\r", " ").replace("\n", " ")
+    return _MD_SPECIAL.sub(r"\\\1", s)
+
+
+def error(message: object) -> None:
+    """One clear error box; the message (which may hold file names) is shown literally."""
+    st.error(md_escape(message), icon=":material/error:")
+
+
+def note(message: object) -> None:
+    """A small caption shown literally."""
+    st.caption(md_escape(message))
+
+
+@contextmanager
+def guarded(what: str) -> Iterator[None]:
+    """Turn a failure inside the block into a message on the page (never a traceback)."""
+    try:
+        yield
+    except ClustlensInputError as exc:
+        error(exc)
+    except MemoryError:
+        error(f"{what}: not enough memory for this input")
+    except Exception as exc:  # keep the app up; details go to the server log only
+        log.exception("dashboard: %s failed", what)
+        error(f"{what} failed ({type(exc).__name__}); the server log has the details")
+
+
+def inputs_line(s: AppState, pred: Input | None) -> str:
+    """'ground truth: a.txt (300 points) · prediction: b.txt · C: c.npz' (unescaped)."""
+    parts = []
+    if s.truth is not None:
+        parts.append(f"ground truth: {s.truth.name} ({s.truth.n:,} points)")
+    if pred is not None:
+        parts.append(f"prediction: {pred.name}")
+    if s.coef is not None:
+        parts.append(f"C: {s.coef.name}")
+    return " · ".join(parts) if parts else "nothing loaded"
+
+
+def page_header(title: str, s: AppState, pred: Input | None, conv: Conventions) -> None:
+    """Page title, what it is computed on (literal), and the conventions in use."""
+    st.title(title)
+    note(inputs_line(s, pred))
+    if s.is_demo:
+        st.caption(
+            "Demo data: 5 synthetic subspaces; the prediction splits class 1 and merges "
+            "classes 4 and 5. Upload your own files in the sidebar."
+        )
+
+
+def require(s: AppState, pred: Input | None, *, need_coef: bool = False) -> bool:
+    """Show what is missing or mismatched; True when the page can be drawn."""
+    if s.truth is None:
+        st.info("Upload ground-truth labels in the sidebar to start.")
+        return False
+    if pred is None:
+        st.info("Upload a prediction (labels) in the sidebar to start.")
+        return False
+    problems = s.problems(pred)
+    size_problems = [p for p in problems if p.startswith("prediction")]
+    for p in size_problems:
+        error(p)
+    if size_problems:
+        return False
+    if need_coef:
+        if s.coef is None:
+            st.info("Upload a coefficient matrix C in the sidebar to see this view.")
+            return False
+        if not s.coef_ok():
+            for p in problems:
+                error(p)
+            return False
+    return True

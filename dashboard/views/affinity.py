@@ -1,0 +1,82 @@
+"""Affinity: block-structured |C| + |C|ᵀ, per-class CONN and SRE, per-point SRE, leakage."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import compute, state, ui
+from dashboard.analysis import SORT_MODES
+from dashboard.figures.affinity import (
+    affinity_figure,
+    conn_bars,
+    leakage_heatmap,
+    sre_class_bars,
+    sre_points,
+)
+
+
+def render() -> None:
+    s = state.get()
+    conv = state.conventions()
+    pred = state.active_pred(s)
+    ui.page_header("Affinity", s, pred, conv)
+    if not ui.require(s, pred, need_coef=True):
+        return
+    c1, c2 = st.columns([3, 2])
+    sort_mode = c1.radio(
+        "Sort points by",
+        list(SORT_MODES),
+        horizontal=True,
+        key="aff_sort",
+        persist_state="session",
+    )
+    colour = c2.radio(
+        "Colour",
+        ["log", "linear"],
+        horizontal=True,
+        key="aff_colour",
+        persist_state="session",
+    )
+    ui.note(
+        f"C read by {conv.orientation}"
+        + (f" (preset {conv.preset})" if conv.preset else "")
+        + "; W = |C| + |C|ᵀ is symmetric, so the plot does not depend on it"
+    )
+    with ui.guarded("drawing the affinity"):
+        disp = compute.affinity_display(s.truth, pred, s.coef, sort_mode)
+        st.plotly_chart(affinity_figure(disp, log=colour == "log"), key="affinity_plot")
+
+    with ui.guarded("computing SRE and CONN"):
+        aff = compute.affinity(s.truth, s.coef, conv)
+        summ = aff["summary"]
+        a, b = st.columns(2)
+        with a:
+            st.plotly_chart(conn_bars(aff["conn_classes"], aff["conn_per_class"]), key="conn_bars")
+            skipped = aff["conn_skipped"]
+            ui.note(
+                f"CONN min {compute.fmt(summ['conn_min'], 3)}, mean "
+                f"{compute.fmt(summ['conn_mean'], 3)}"
+                + (f"; one-point classes skipped: {len(skipped)}" if skipped else "")
+            )
+        with b:
+            st.plotly_chart(
+                sre_class_bars(aff["sre_classes"], aff["sre_per_class"]), key="sre_class"
+            )
+            ui.note(
+                f"SRE {compute.fmt(summ['sre'], 3)} over all points; "
+                f"{summ['sre_zero_rows']:,} all-zero representations"
+            )
+        pts = compute.sre_points_display(s.truth, s.coef, conv)
+        st.plotly_chart(
+            sre_points(
+                pts["values"], pts["groups"], pts["bounds"], pts["names"], point_index=pts["order"]
+            ),
+            key="sre_points",
+        )
+        st.plotly_chart(
+            leakage_heatmap(aff["leakage"], aff["leakage_classes"]), key="leakage_matrix"
+        )
+
+
+if __name__ == "__main__":
+    render()

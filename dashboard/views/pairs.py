@@ -1,0 +1,45 @@
+"""Pair confusion: the 2 x 2 matrix over unordered pairs, its reading and the pair scores."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import compute, state, ui
+from dashboard.figures.pairs import PAIR_SCORES, pair_confusion_matrix, pair_scores_bar
+
+
+def render() -> None:
+    s = state.get()
+    conv = state.conventions()
+    pred = state.active_pred(s)
+    ui.page_header("Pair confusion", s, pred, conv)
+    if not ui.require(s, pred):
+        return
+    with ui.guarded("counting pairs"):
+        m = compute.metrics(s.truth, pred, None, conv)
+        left, right = st.columns([3, 2])
+        with left:
+            st.plotly_chart(
+                pair_confusion_matrix(m["pair_tp"], m["pair_fp"], m["pair_fn"], m["pair_tn"]),
+                key="pair_matrix",
+            )
+        with right:
+            st.subheader("Reading")
+            for line in compute.pair_reading(m):
+                st.write(line)
+            total = m["pair_tp"] + m["pair_fp"] + m["pair_fn"] + m["pair_tn"]
+            st.caption(f"{total:,} unordered pairs of {m['n_samples']:,} points.")
+        st.plotly_chart(pair_scores_bar(m), key="pair_scores")
+        st.dataframe(
+            [
+                {"score": name, "value": compute.fmt(m[k])}
+                for k, name in PAIR_SCORES.items()
+                if k in m
+            ],
+            hide_index=True,
+            key="pair_table",
+        )
+
+
+if __name__ == "__main__":
+    render()

@@ -1,0 +1,180 @@
+"""Summary: headline cards, the full metric table by family, conventions, downloads."""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from dashboard import compute, state, ui
+from dashboard.figures.summary import metrics_compare
+from dashboard.state import K_AVERAGE, K_NOISE, K_PRESET, NO_PRESET
+
+HEADLINE = ["acc", "nmi", "ari", "sre", "conn_min"]
+COMPARE = ["acc", "nmi", "ami", "ari", "purity", "f_measure", "pair_f1", "sre", "conn_min"]
+LABELS = {
+    "acc": "ACC",
+    "nmi": "NMI",
+    "ami": "AMI",
+    "ari": "ARI",
+    "purity": "purity",
+    "f_measure": "F-measure",
+    "pair_f1": "pair F1",
+    "sre": "SRE",
+    "conn_min": "CONN (min)",
+    "conn_mean": "CONN (mean)",
+}
+AVERAGE_METHODS = ["arithmetic", "geometric", "min", "max"]
+NOISE_POLICIES = {
+    "keep": "keep (noise label = one cluster, as scikit-learn)",
+    "exclude": "exclude noise points from both labelings",
+    "singletons": "each noise point its own cluster",
+}
+
+
+def _controls(s: state.AppState) -> None:
+    c1, c2, c3 = st.columns(3)
+    c1.selectbox(
+        "NMI / AMI normaliser",
+        AVERAGE_METHODS,
+        key=K_AVERAGE,
+        persist_state="session",
+        help="Mean of H(Y) and H(C) used to normalise MI: arithmetic (scikit-learn default, "
+        "= V-measure), geometric (Strehl & Ghosh), min or max.",
+    )
+    c2.selectbox(
+        "Noise label (-1) policy",
+        list(NOISE_POLICIES),
+        format_func=NOISE_POLICIES.__getitem__,
+        key=K_NOISE,
+        persist_state="session",
+        help="How predicted label -1 (DBSCAN/HDBSCAN noise) is counted.",
+    )
+    presets = state.presets()
+    c3.selectbox(
+        "SRE / CONN conventions",
+        [NO_PRESET, *sorted(presets)],
+        key=K_PRESET,
+        persist_state="session",
+        disabled=s.coef is None,
+        help="Presets reproduce the reference codes (SSC-OMP MATLAB, EnSC Python, SENet). "
+        "Documented defaults: rows represent points, zero rows count 0, CONN = min over "
+        "classes of λ₂ of the normalised Laplacian.",
+    )
+
+
+def _cards(m: dict, conv: state.Conventions) -> None:
+    keys = [k for k in HEADLINE if k in m]
+    cols = st.columns(len(keys))
+    info = {i.key: i for i in compute.mc.METRICS}
+    for col, k in zip(cols, keys, strict=True):
+        label = LABELS[k]
+        if k == "nmi":
+            label = f"NMI ({conv.average_method})"
+        i = info.get(k)
+        helptext = f"{i.name}: {i.formula}. {i.convention}" if i else None
+        col.metric(label, compute.fmt(m[k], 3), help=helptext, border=True)
+
+
+def _runs_default(names: list[str]) -> bool:
+    """Predictions look like runs of one method when their names differ only in digits."""
+    stems = {re.sub(r"\d+", "#", n) for n in names}
+    return len(names) > 1 and len(stems) == 1
+
+
+def render() -> None:
+    s = state.get()
+    conv = state.conventions()
+    pred = state.active_pred(s)
+    ui.page_header("Summary", s, pred, conv)
+    if not ui.require(s, pred):
+        return
+    _controls(s)
+    if conv.preset:
+        desc = state.presets().get(conv.preset, {}).get("description", "")
+        ui.note(f"preset {conv.preset}: {desc}")
+        if conv.orientation_from_preset:
+            ui.note(f"this preset reads C by {conv.orientation} (overrides the sidebar switch)")
+    with ui.guarded("computing the metrics"):
+        for p in s.problems():
+            ui.error(p)
+        m = compute.metrics(s.truth, pred, s.coef, conv)
+        _cards(m, conv)
+        st.subheader("Every metric, by family")
+        ui.note("one row per metric: its value, formula and the convention it uses")
+        rows = compute.metric_rows(m)
+        families = list(dict.fromkeys(r["family"] for r in rows))
+        for fam in families:
+            fam_rows = [dict(r, value=compute.fmt(r["value"])) for r in rows if r["family"] == fam]
+            with st.expander(fam, expanded=fam != "sizes"):
+                st.dataframe(
+                    fam_rows,
+                    hide_index=True,
+                    column_order=[
+                        "metric",
+                        "value",
+                        "better",
+                        "range",
+                        "formula",
+                        "convention",
+                        "reference",
+                    ],
+                    key=f"table_{fam.split()[0]}",
+                )
+
+        results = compute.all_metrics(s.truth, s.preds, s.coef, conv)
+        for p in s.preds:
+            if p.name not in results:
+                ui.note(f"{p.name} is left out: {p.n:,} labels, not {s.truth.n:,}")
+        names = list(results)
+        runs = False
+        if len(results) > 1:
+            st.subheader("All predictions")
+            runs = st.checkbox(
+                "These predictions are runs of one method (show mean ± std)",
+                value=_runs_default(names),
+                key="runs_one_method",
+            )
+            keys = [k for k in COMPARE if k in m]
+            table = compute.comparison(results, keys, runs)
+            st.dataframe(
+                [
+                    {"prediction": r["prediction"], **{LABELS[k]: r.get(k) for k in keys}}
+                    for r in table
+                ],
+                hide_index=True,
+                key="table_predictions",
+            )
+            if runs:
+                pm = compute.mean_pm_std(results, keys)
+                st.text("mean ± std over runs: " + "; ".join(f"{LABELS[k]} {pm[k]}" for k in pm))
+            st.plotly_chart(metrics_compare(results, keys[:6], LABELS), key="summary_compare")
+
+        context = {
+            "ground_truth": s.truth.name,
+            "coefficient_matrix": s.coef.name if s.coef is not None else "",
+            "average_method": conv.average_method,
+            "noise_policy": conv.noise_policy,
+            "affinity_preset": conv.preset or "",
+            "coef_orientation": conv.orientation,
+        }
+        csv_text, json_text = compute.exports(results, context, runs)
+        d1, d2, _ = st.columns([1, 1, 4])
+        d1.download_button(
+            "Download metrics (CSV)",
+            csv_text,
+            "clustlens_metrics.csv",
+            "text/csv",
+            key="dl_csv",
+        )
+        d2.download_button(
+            "Download metrics (JSON)",
+            json_text,
+            "clustlens_metrics.json",
+            "application/json",
+            key="dl_json",
+        )
+
+
+if __name__ == "__main__":
+    render()

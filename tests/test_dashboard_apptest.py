@@ -1,0 +1,315 @@
+"""The dashboard driven headlessly with Streamlit's AppTest: views, uploads, switches."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+from streamlit.testing.v1 import AppTest
+
+APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+N_DEMO = 400
+PAGES = {
+    "views/summary.py": ["summary_compare"],
+    "views/contingency.py": ["contingency_heatmap", "contingency_sankey"],
+    "views/pairs.py": ["pair_matrix", "pair_scores"],
+    "views/affinity.py": [
+        "affinity_plot",
+        "conn_bars",
+        "sre_class",
+        "sre_points",
+        "leakage_matrix",
+    ],
+}
+
+pytest.importorskip("metrics_core.upload_worker", reason="uploads are parsed by the io worker")
+
+
+def unescape(text: str) -> str:
+    """Undo ui.md_escape (backslash before punctuation)."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Plotly charts on the page by key, as parsed figure JSON."""
+    out = {}
+    for el in at.get("plotly_chart"):
+        key = el.proto.id.rsplit("-", 1)[-1]
+        out[key] = json.loads(el.proto.spec)
+    return out
+
+
+def cards(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def errors(at: AppTest) -> list[str]:
+    return [unescape(e.value) for e in at.error]
+
+
+def captions(at: AppTest) -> str:
+    return "\n".join(unescape(c.value) for c in at.caption)
+
+
+def upload(at: AppTest, key: str, name: str, data: bytes) -> AppTest:
+    at.file_uploader(key=key).set_value((name, data, "application/octet-stream"))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def npy(arr: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
+def npz_sparse(m) -> bytes:
+    buf = io.BytesIO()
+    sp.save_npz(buf, sp.csr_matrix(m))
+    return buf.getvalue()
+
+
+def mat(**variables) -> bytes:
+    buf = io.BytesIO()
+    scipy.io.savemat(buf, variables)
+    return buf.getvalue()
+
+
+def txt(labels) -> bytes:
+    return ("\n".join(str(v) for v in labels) + "\n").encode()
+
+
+# ------------------------------------------------------------------ the demo
+def test_every_view_renders_on_the_demo():
+    at = start()
+    assert "demo" in captions(at).lower()
+    assert set(cards(at)) == {"ACC", "NMI (arithmetic)", "ARI", "SRE", "CONN (min)"}
+    for page, keys in PAGES.items():
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        assert not at.error, (page, errors(at))
+        got = charts(at)
+        assert set(keys) <= set(got), (page, sorted(got))
+    aff = charts(at)["affinity_plot"]
+    assert "Affinity" in aff["layout"]["title"]["text"]
+    assert len(json.dumps(aff)) < 5 * 1024 * 1024
+
+
+def test_summary_has_metric_table_predictions_and_downloads():
+    at = start()
+    frames = [df.value for df in at.dataframe]
+    all_metrics = {m for f in frames if "metric" in f for m in f["metric"]}
+    assert {
+        "accuracy (ACC)",
+        "adjusted Rand index",
+        "subspace-preserving error (SRE)",
+    } <= all_metrics
+    formulas = [f for f in frames if "formula" in f]
+    assert formulas and all(f["formula"].notna().any() for f in formulas)
+    # two demo runs of one method: one row each, then mean and std
+    per_pred = next(f for f in frames if "prediction" in f)
+    assert list(per_pred["prediction"])[-2:] == ["mean", "std"]
+    assert len(per_pred) == 4
+    assert at.checkbox(key="runs_one_method").value is True
+    assert any("±" in t.value for t in at.text)
+    assert len(at.get("download_button")) == 2
+
+
+# ------------------------------------------------------------------ uploads
+def _rng():
+    return np.random.default_rng(5)
+
+
+GOOD = {
+    "truth_txt": ("up_truth", "truth.txt", txt(np.repeat(["a", "b", "c", "d"], 100))),
+    "pred_csv": (
+        "up_preds",
+        "run.csv",
+        b"id,pred\n" + b"".join(f"{i},{i % 5}\n".encode() for i in range(N_DEMO)),
+    ),
+    "pred_npy": ("up_preds", "pred.npy", npy(_rng().integers(0, 4, N_DEMO))),
+    "pred_mat_v5": ("up_preds", "result.mat", mat(grps=_rng().integers(1, 6, (N_DEMO, 1)))),
+    "coef_npz_sparse": (
+        "up_coef",
+        "C.npz",
+        npz_sparse(sp.random(N_DEMO, N_DEMO, density=0.02, random_state=1)),
+    ),
+    "coef_npy_dense": ("up_coef", "C.npy", npy(_rng().random((N_DEMO, N_DEMO)))),
+    "coef_mat_v5": ("up_coef", "C.mat", mat(C=_rng().random((N_DEMO, N_DEMO)), X=np.ones((3, 4)))),
+}
+
+
+@pytest.mark.parametrize("case", list(GOOD))
+def test_good_upload_is_loaded_and_shown(case):
+    key, name, data = GOOD[case]
+    at = start()
+    upload(at, key, name, data)
+    assert not at.error, errors(at)
+    assert any(name in unescape(s.value) for s in at.success)
+    assert name in captions(at)  # the sidebar names what is in use
+    if key == "up_preds":
+        assert at.selectbox(key="active_pred").value == name
+    if key == "up_coef" and name.endswith(".mat"):
+        assert at.radio(key="coef_orientation").value == "columns"
+        assert "variable used: C" in captions(at)
+    for page in ("views/contingency.py", "views/affinity.py"):
+        at.switch_page(page).run()
+        assert not at.exception and not at.error, (page, errors(at))
+
+
+def test_mat_variable_picker_preselects_and_switches():
+    y = np.repeat([1, 2, 3, 4, 5], 80)
+    other = np.tile([1, 2], 200)
+    at = start()
+    upload(at, "up_truth", "labels.mat", mat(gnd=y.reshape(-1, 1), other=other.reshape(-1, 1)))
+    picker = next(s for s in at.selectbox if s.label == "Variable used")
+    assert picker.value == "gnd"
+    acc_gnd = cards(at)["ACC"]
+    picker.set_value("other").run()
+    assert not at.exception and not at.error, errors(at)
+    assert "variable used: other" in captions(at)
+    assert cards(at)["ACC"] != acc_gnd
+
+
+BAD = {
+    "npy_garbage": ("up_truth", "truth.npy", b"\x93NUMPY garbage" * 5),
+    "npy_pickle": ("up_preds", "obj.npy", b""),  # filled below (an object array)
+    "txt_nan": ("up_preds", "pred.txt", b"1\n2\nnan\n" * 10),
+    "txt_empty": ("up_truth", "empty.txt", b""),
+    "npz_bad_index": ("up_coef", "C.npz", b""),  # filled below
+    "mat_garbage": ("up_coef", "C.mat", b"MATLAB 5.0 MAT-file" + b"\x00" * 200),
+    "coef_not_square": ("up_coef", "C.npy", npy(np.ones((N_DEMO, 3)))),
+}
+
+
+def _crafted_npz() -> bytes:
+    """A CSR whose column index points far outside the matrix (scipy would accept it)."""
+    buf = io.BytesIO()
+    np.savez(
+        buf,
+        format=np.array("csr"),
+        shape=np.array([N_DEMO, N_DEMO]),
+        data=np.array([1.0, 2.0]),
+        indices=np.array([3, 10**9]),
+        indptr=np.concatenate([[0, 2], np.full(N_DEMO - 1, 2)]),
+    )
+    return buf.getvalue()
+
+
+def _pickle_npy() -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.array([{"a": 1}] * 3, dtype=object), allow_pickle=True)
+    return buf.getvalue()
+
+
+BAD["npz_bad_index"] = ("up_coef", "C.npz", _crafted_npz())
+BAD["npy_pickle"] = ("up_preds", "obj.npy", _pickle_npy())
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_upload_shows_our_message_and_keeps_the_data(case):
+    key, name, data = BAD[case]
+    at = start()
+    before = cards(at)
+    before_caps = captions(at)
+    upload(at, key, name, data)
+    errs = errors(at)
+    assert len(errs) == 1, errs
+    assert errs[0].startswith(name) and "Everything loaded before is unchanged" in errs[0]
+    assert "Traceback" not in errs[0]
+    assert cards(at) == before  # the numbers on the page are those of the earlier data
+    for line in ("demo: demo_true.txt", "demo: demo_coef.npz", "demo: demo_pred_run1.txt"):
+        assert line in before_caps and line in captions(at)
+    at.switch_page("views/affinity.py").run()
+    assert not at.exception and charts(at)["affinity_plot"]
+
+
+def test_bad_upload_after_a_good_one_keeps_the_good_one():
+    at = start()
+    upload(at, "up_preds", "mine.txt", txt(np.arange(N_DEMO) % 3))
+    acc = cards(at)["ACC"]
+    at.file_uploader(key="up_preds").set_value(
+        [("mine.txt", txt(np.arange(N_DEMO) % 3), "text/plain"), ("bad.txt", b"x\ny\n\x00", "")]
+    )
+    at.run()
+    assert len(errors(at)) == 1 and errors(at)[0].startswith("bad.txt")
+    assert at.selectbox(key="active_pred").value == "mine.txt"
+    assert cards(at)["ACC"] == acc
+
+
+def test_user_file_names_are_shown_literally():
+    name = "[click](http://example.com) **b** $x$ <i>.txt"
+    at = start()
+    upload(at, "up_preds", name, txt(np.arange(N_DEMO) % 4))
+    raw = " ".join(s.value for s in at.success)
+    assert "\\[click\\]" in raw and "\\*\\*b\\*\\*" in raw and "\\$x\\$" in raw and "\\<i\\>" in raw
+    assert at.selectbox(key="active_pred").value == name
+
+
+# ------------------------------------------------------------------ switches
+def test_convention_switches_change_the_numbers():
+    at = start()
+    base = cards(at)
+    at.selectbox(key="conv_average_method").set_value("max").run()
+    now = cards(at)
+    assert "NMI (max)" in now and now["NMI (max)"] != base["NMI (arithmetic)"]
+    assert now["ACC"] == base["ACC"]
+    # the convention persists on other pages and back
+    at.switch_page("views/pairs.py").run()
+    at.switch_page("views/summary.py").run()
+    assert at.selectbox(key="conv_average_method").value == "max"
+    # C read by columns instead of rows: SRE changes (the demo C is not symmetric)
+    at.radio(key="coef_orientation").set_value("columns").run()
+    assert cards(at)["SRE"] != base["SRE"]
+    at.radio(key="coef_orientation").set_value("rows").run()
+    assert cards(at)["SRE"] == base["SRE"]
+    at.selectbox(key="conv_preset").set_value("ssc_omp_matlab").run()
+    assert not at.exception and not at.error, errors(at)
+    assert cards(at)["SRE"] != base["SRE"]  # that preset reads C by columns
+
+
+def test_noise_policy_switch_changes_the_numbers():
+    pred = np.repeat([0, 1, 2, 3, 4], 80)
+    pred[::7] = -1
+    at = start()
+    upload(at, "up_preds", "dbscan.txt", txt(pred))
+    keep = cards(at)["ACC"]
+    at.selectbox(key="conv_noise_policy").set_value("exclude").run()
+    assert cards(at)["ACC"] != keep
+
+
+def test_view_switches_change_the_figures():
+    at = start()
+    at.switch_page("views/contingency.py").run()
+    counts = charts(at)["contingency_heatmap"]["data"][0]["z"]
+    at.radio(key="ct_mode").set_value("row").run()
+    rows = charts(at)["contingency_heatmap"]["data"][0]["z"]
+    assert counts != rows
+    at.switch_page("views/affinity.py").run()
+    by_truth = charts(at)["affinity_plot"]["layout"]["xaxis"]["title"]["text"]
+    at.radio(key="aff_sort").set_value("prediction").run()
+    by_pred = charts(at)["affinity_plot"]["layout"]["xaxis"]["title"]["text"]
+    assert "ground truth" in by_truth and "prediction" in by_pred
+    at.radio(key="aff_colour").set_value("linear").run()
+    assert "linear" in charts(at)["affinity_plot"]["layout"]["title"]["text"]
+
+
+def test_switching_the_active_prediction():
+    at = start()
+    first = cards(at)["ACC"]
+    at.selectbox(key="active_pred").set_value("demo: demo_pred_run2.txt").run()
+    assert cards(at)["ACC"] != first

@@ -1,0 +1,303 @@
+"""Figure builders and display helpers of the dashboard, tested without Streamlit."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+import scipy.sparse as sp
+
+import metrics_core as mc
+from dashboard import analysis
+from dashboard.figures import pooling
+from dashboard.figures.affinity import (
+    affinity_figure,
+    colour_limits,
+    conn_bars,
+    leakage_heatmap,
+    sre_class_bars,
+    sre_points,
+)
+from dashboard.figures.contingency import contingency_heatmap, sankey
+from dashboard.figures.pairs import pair_confusion_matrix, pair_scores_bar
+from dashboard.figures.summary import metrics_compare
+
+MB = 1024 * 1024
+
+
+def _labels(rng, n, k):
+    return rng.integers(0, k, n)
+
+
+def _display(coef, truth, pred, mode, *, max_bins=pooling.MAX_BINS, cell_limit=pooling.CELL_LIMIT):
+    """What compute.affinity_display does, without the cache."""
+    t_uniq, t = np.unique(truth, return_inverse=True)
+    p_uniq, p = np.unique(pred, return_inverse=True)
+    order, groups = analysis.display_order(t, p, mode)
+    bounds = pooling.group_bounds(groups)
+    n = len(order)
+    if n <= cell_limit:
+        edges = np.arange(n + 1)
+        values = pooling.cell_affinity(coef, order)
+    else:
+        edges = pooling.bin_edges(bounds, max_bins)
+        values = pooling.pooled_affinity(coef, order, edges)
+    names = p_uniq if mode == "prediction" else t_uniq
+    return {
+        "values": values,
+        "edges": edges,
+        "bounds": bounds,
+        "group_names": [str(names[g]) for g in groups[bounds[:-1]]],
+        "group_kind": "cluster" if mode == "prediction" else "class",
+        "pooled": n > cell_limit,
+        "n": n,
+        "sort_mode": mode,
+    }
+
+
+# ------------------------------------------------------------------ pooling
+@pytest.mark.parametrize("seed", range(6))
+def test_bins_never_straddle_a_group_boundary(seed):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 400, rng.integers(1, 60))
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    max_bins = int(rng.integers(10, 300))
+    edges = pooling.bin_edges(bounds, max_bins)
+    assert edges[0] == 0 and edges[-1] == bounds[-1]
+    assert np.all(np.diff(edges) > 0)
+    assert set(bounds.tolist()) <= set(edges.tolist())  # every boundary is an edge
+    assert len(edges) - 1 <= max(max_bins, len(sizes))
+    if bounds[-1] > max_bins and max_bins >= len(sizes):
+        assert len(edges) - 1 >= min(max_bins, bounds[-1]) - len(sizes)  # budget is used
+
+
+def test_bin_sizes_are_near_equal_inside_a_group():
+    edges = pooling.bin_edges(np.array([0, 1000, 3000]), max_bins=30)
+    first, second = np.diff(edges[edges <= 1000]), np.diff(edges[edges >= 1000])
+    assert first.max() - first.min() <= 1 and second.max() - second.min() <= 1
+    assert len(first) * 2 == pytest.approx(len(second), abs=1)  # bins in proportion to size
+
+
+def test_small_input_is_not_pooled():
+    assert pooling.bin_edges(np.array([0, 5, 9]), 500).tolist() == list(range(10))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_pooled_affinity_is_the_block_mean(sparse):
+    rng = np.random.default_rng(3)
+    n = 90
+    dense = rng.standard_normal((n, n)) * (rng.random((n, n)) < 0.2)
+    coef = sp.csr_array(dense) if sparse else dense
+    order = rng.permutation(n)
+    edges = np.array([0, 10, 40, 41, 90])
+    pooled = pooling.pooled_affinity(coef, order, edges)
+    w = np.abs(dense) + np.abs(dense).T
+    w = w[np.ix_(order, order)]
+    for a in range(4):
+        for b in range(4):
+            block = w[edges[a] : edges[a + 1], edges[b] : edges[b + 1]]
+            assert pooled[a, b] == pytest.approx(block.mean())
+    np.testing.assert_allclose(pooling.cell_affinity(coef, order), w)
+
+
+def test_pooled_pixels_of_one_class_pair_come_from_that_class_pair_only():
+    # C links only inside classes: every pooled pixel between two different classes is 0,
+    # which fails as soon as one bin mixes two classes.
+    rng = np.random.default_rng(0)
+    truth = np.repeat(np.arange(7), rng.integers(30, 400, 7))
+    n = truth.size
+    rows, cols = [], []
+    for k in range(7):
+        idx = np.flatnonzero(truth == k)
+        rows.append(np.repeat(idx, 5))
+        cols.append(rng.choice(idx, idx.size * 5))
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    coef = sp.csr_array((np.ones(r.size), (r, c)), shape=(n, n))
+    perm = rng.permutation(n)  # the file order is shuffled; display order sorts it back
+    coef, truth = sp.csr_array(coef[perm][:, perm]), truth[perm]
+    d = _display(coef, truth, truth, "ground truth", max_bins=50)
+    assert d["pooled"]
+    bin_class = np.searchsorted(d["bounds"], d["edges"][:-1], side="right") - 1
+    off = bin_class[:, None] != bin_class[None, :]
+    assert np.all(d["values"][off] == 0)
+    assert np.all(d["values"][~off].reshape(-1) >= 0)
+
+
+# ------------------------------------------------------------------ affinity figures
+def _random_sparse(n, nnz, seed=0):
+    rng = np.random.default_rng(seed)
+    r = rng.integers(0, n, nnz)
+    c = rng.integers(0, n, nnz)
+    return sp.csr_array((rng.random(nnz), (r, c)), shape=(n, n))
+
+
+@pytest.mark.parametrize("log", [True, False])
+def test_large_affinity_is_an_image_and_small(log):
+    n = 20_000
+    rng = np.random.default_rng(1)
+    truth = rng.integers(0, 12, n)
+    coef = _random_sparse(n, 200_000)
+    fig = affinity_figure(_display(coef, truth, truth, "ground truth"), log=log)
+    assert isinstance(fig.data[0], go.Image)
+    assert "pooled for display" in fig.layout.title.text
+    assert len(fig.to_json()) < 5 * MB
+    # one red boundary pair (vertical + horizontal) per inner class boundary
+    assert len(fig.layout.shapes) == 2 * 11
+
+
+def test_small_affinity_is_a_per_cell_heatmap_with_hover():
+    rng = np.random.default_rng(2)
+    n = 200
+    truth = rng.integers(0, 4, n)
+    coef = rng.random((n, n))
+    fig = affinity_figure(_display(coef, truth, truth, "ground truth"), log=False)
+    heat = fig.data[0]
+    assert isinstance(heat, go.Heatmap)
+    assert np.asarray(heat.z).shape == (n, n)
+    assert "%{z" in heat.hovertemplate
+    assert len(fig.to_json()) < 5 * MB
+    assert list(fig.layout.xaxis.ticktext) == ["0", "1", "2", "3"]
+
+
+def test_affinity_tick_labels_are_escaped():
+    truth = np.array(["<b>x</b>"] * 3 + ["=1+1"] * 3)
+    coef = np.ones((6, 6))
+    fig = affinity_figure(_display(coef, truth, truth, "ground truth"), log=True)
+    assert "&lt;b&gt;x&lt;/b&gt;" in list(fig.layout.xaxis.ticktext)
+
+
+def test_affinity_by_prediction_draws_cluster_boundaries():
+    truth = np.repeat([0, 1], 50)
+    pred = np.tile([0, 1, 2, 3, 4], 20)
+    fig = affinity_figure(_display(np.eye(100), truth, pred, "prediction"), log=True)
+    assert len(fig.layout.shapes) == 2 * 4
+    assert "cluster boundaries" in fig.layout.xaxis.title.text
+
+
+def test_colour_limits():
+    v = np.array([0.0, 1e-9, 1.0, 10.0])
+    lo, hi = colour_limits(v, log=True)
+    assert hi == pytest.approx(1.0) and lo == pytest.approx(-3.0)  # 4 decades below the max
+    assert colour_limits(np.zeros(3), log=False) == (0.0, 1.0)
+
+
+def test_conn_and_sre_bars_mark_the_weakest():
+    fig = conn_bars(["a", "b", "c"], [0.5, 0.01, np.nan])
+    colors = list(fig.data[0].marker.color)
+    assert colors[1] != colors[0] and colors[0] == colors[2]
+    assert fig.layout.annotations[0].text == "weakest"
+    assert fig.layout.xaxis.type == "category"
+    fig = sre_class_bars(["1", "2"], [0.1, 0.4])
+    assert list(fig.data[0].x) == ["1", "2"]
+
+
+def test_sre_points_and_leakage():
+    groups, bounds = np.array([0, 0, 1]), np.array([0, 2, 3])
+    fig = sre_points(np.array([0.1, 0.2, 0.3]), groups, bounds, ["a", "b"])
+    assert [len(t.y) for t in fig.data] == [2, 1]  # one trace per class
+    fig = leakage_heatmap(np.array([[3.0, 1.0], [0.0, 2.0]]), ["a", "b"])
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), [[0.75, 0.25], [0.0, 1.0]])
+
+
+# ------------------------------------------------------------------ contingency
+@pytest.mark.parametrize("seed", range(5))
+def test_order_by_matching_puts_matched_pairs_on_the_diagonal(seed):
+    rng = np.random.default_rng(seed)
+    truth = _labels(rng, 300, int(rng.integers(2, 8)))
+    pred = _labels(rng, 300, int(rng.integers(2, 10)))
+    c = mc.contingency_table(truth, pred)
+    m = mc.best_matching(contingency=c)
+    out = analysis.order_contingency(
+        c.dense(),
+        [str(x) for x in c.classes],
+        [str(x) for x in c.clusters],
+        m.class_index,
+        m.cluster_index,
+    )
+    t = out["table"]
+    k = out["n_matched"]
+    assert np.trace(t[:k, :k]) == int(np.sum(m.matched_counts))
+    assert np.trace(t[:k, :k]) / t.sum() == pytest.approx(m.accuracy)
+    assert t.sum() == c.n_samples and t.shape == c.dense().shape
+    assert sorted(out["cols"]) == sorted(str(x) for x in c.clusters)
+
+
+def test_many_unmatched_clusters_are_summed():
+    truth = np.zeros(500, dtype=int)
+    pred = np.arange(500)
+    c = mc.contingency_table(truth, pred)
+    m = mc.best_matching(contingency=c)
+    out = analysis.order_contingency(
+        c.dense(), ["a"], [str(x) for x in c.clusters], m.class_index, m.cluster_index, max_cols=20
+    )
+    assert out["table"].shape == (1, 21) and out["table"].sum() == 500
+    assert out["cols"][-1] == "(480 other clusters)"
+
+
+def test_contingency_heatmap_modes_and_categorical_axes():
+    t = np.array([[5, 1, 0], [0, 4, 4]])
+    fig = contingency_heatmap(t, ["1", "2"], ["10", "2", "<i>"], mode="row", n_matched=2)
+    heat = fig.data[0]
+    np.testing.assert_allclose(np.asarray(heat.z).sum(axis=1), [1, 1])
+    assert fig.layout.xaxis.type == "category" and fig.layout.yaxis.type == "category"
+    assert list(heat.x) == ["10", "2", "&lt;i&gt;"]
+    assert len(fig.layout.shapes) == 2  # matched cells outlined
+    fig = contingency_heatmap(t, ["1", "2"], ["a", "b", "c"], mode="column")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z).sum(axis=0), [1, 1, 1])
+    fig = contingency_heatmap(t, ["1", "2"], ["a", "b", "c"], mode="counts")
+    assert np.asarray(fig.data[0].z).tolist() == t.tolist()
+
+
+def test_split_merge_and_sankey():
+    t = np.array([[40, 40, 0], [0, 0, 50], [0, 0, 50]])
+    d = analysis.split_merge(t, ["a", "b", "c"], ["x", "y", "z"], min_share=0.1)
+    assert [s["class"] for s in d["splits"]] == ["a"]
+    assert [m["cluster"] for m in d["merges"]] == ["z"]
+    src, dst, val = analysis.sankey_links(t)
+    assert val.sum() == t.sum()
+    fig = sankey(t, ["a", "b", "c"], ["x", "y", "z"], sources=src, targets=dst, values=val)
+    assert list(fig.data[0].node.label)[:1] == ["class a"]
+
+
+# ------------------------------------------------------------------ pairs, summary, export
+def test_pair_figures():
+    m = mc.evaluate([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 2, 2])
+    fig = pair_confusion_matrix(m["pair_tp"], m["pair_fp"], m["pair_fn"], m["pair_tn"])
+    z = np.asarray(fig.data[0].z)
+    np.testing.assert_allclose(z.sum(axis=1), [1, 1])
+    fig = pair_scores_bar(m)
+    assert len(fig.data[0].x) == 7
+    fig = metrics_compare({"<run1>": m, "run2": m}, ["acc", "ari"], {"acc": "ACC"})
+    assert fig.data[0].name == "&lt;run1&gt;"
+
+
+def test_display_order_modes():
+    t = np.array([1, 0, 1, 0, 1])
+    p = np.array([2, 2, 0, 1, 0])
+    o, g = analysis.display_order(t, p, "ground truth, then prediction")
+    assert t[o].tolist() == [0, 0, 1, 1, 1] and p[o].tolist() == [1, 2, 0, 0, 2]
+    o, g = analysis.display_order(t, p, "ground truth")
+    assert g.tolist() == [0, 0, 1, 1, 1]
+
+
+def test_exports_escape_formulas():
+    rows = analysis.export_rows({"=cmd|' /C calc'!A0": {"acc": 0.5, "ari": -0.1}}, {"gt": "@x"})
+    text = analysis.to_csv(rows)
+    assert text.splitlines()[1].startswith("'=cmd") and ",'@x," in text
+    assert ",-0.1" in text  # numbers are not strings: left alone
+    payload = json.loads(analysis.to_json({"name": "+1", "v": float("nan"), "n": np.int64(3)}))
+    assert payload == {"name": "'+1", "v": None, "n": 3}
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["dashboard.analysis", "dashboard.figures.pooling", "dashboard.figures._style", "dashboard.ui"],
+)
+def test_dashboard_doctests(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
