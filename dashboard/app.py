@@ -16,7 +16,7 @@ if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` from a source 
 
 import streamlit as st  # noqa: E402
 
-from dashboard import compute, sidebar, state  # noqa: E402
+from dashboard import compute, presentation, sidebar, state  # noqa: E402
 
 #: section -> [(page file relative to this script, title, icon, url path)]; the first is default.
 PAGES: dict[str, list[tuple[str, str, str, str]]] = {
@@ -25,6 +25,9 @@ PAGES: dict[str, list[tuple[str, str, str, str]]] = {
         ("views/contingency.py", "Contingency", ":material/grid_on:", "contingency"),
         ("views/pairs.py", "Pair confusion", ":material/join_inner:", "pairs"),
         ("views/affinity.py", "Affinity", ":material/hub:", "affinity"),
+    ],
+    "Teach": [
+        ("views/learn.py", "Learn", ":material/school:", "learn"),
     ],
 }
 
@@ -56,6 +59,9 @@ def main() -> None:
     nav = st.navigation(_pages(), position="sidebar")
     s = state.get()
     sidebar.render(s)
+    with st.sidebar:
+        presentation.controls()
+    presentation.apply()
     nav.run()
     # after the page is out: start the upload worker's fork server for the first upload
     compute.warm_up_worker()

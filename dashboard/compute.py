@@ -550,3 +550,62 @@ def fmt(value: Any, digits: int = 4) -> str:
     if isinstance(value, (float, np.floating)):
         return "n/a" if not math.isfinite(float(value)) else f"{float(value):.{digits}f}"
     return str(value)
+
+
+# ---------------------------------------------------------------- report
+@st.cache_data(show_spinner=False, max_entries=4)
+def _report(
+    tkey: str,
+    pkeys: tuple[str, ...],
+    ckey: str,
+    conv_key: str,
+    names: tuple[str, ...],
+    _conv: Conventions,
+    _truth: Input,
+    _preds: tuple[Input, ...],
+    _coef: Input | None,
+) -> str:
+    from dashboard import report
+
+    conv = _conv
+    results = all_metrics(_truth, list(_preds), _coef, conv)
+    active = _preds[0]
+    coef_value = _coef.value if _coef is not None and _coef.n == _truth.n else None
+    figures = report.standard_figures(
+        _truth.value,
+        active.value,
+        coef_value,
+        orientation=conv.orientation,
+        noise_policy=conv.noise_policy,
+    )
+    inputs = [report.InputInfo(i.role, i.name, i.sha256, len(i.data)) for i in (_truth, *_preds)]
+    if _coef is not None:
+        inputs.append(report.InputInfo(_coef.role, _coef.name, _coef.sha256, len(_coef.data)))
+    conventions = {
+        "NMI/AMI normaliser": conv.average_method,
+        "noise policy": conv.noise_policy,
+        "C orientation": conv.orientation,
+        "SRE/CONN preset": conv.preset or "none (documented default)",
+    }
+    notes = [f"figures are drawn for the prediction {active.name}"]
+    return report.build_report(
+        results, figures=figures, inputs=inputs, conventions=conventions, notes=notes
+    )
+
+
+def report_html(
+    truth: Input, preds: list[Input], active: Input, coef: Input | None, conv: Conventions
+) -> str:
+    """The self-contained HTML report of the current analysis (figures for ``active``)."""
+    ordered = (active, *[p for p in preds if p is not active and p.n == truth.n])
+    return _report(
+        truth.key,
+        tuple(p.key for p in ordered),
+        coef.key if coef is not None else "",
+        repr(conv),
+        tuple(p.name for p in ordered),
+        conv,
+        truth,
+        ordered,
+        coef,
+    )

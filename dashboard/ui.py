@@ -6,6 +6,7 @@ import logging
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import streamlit as st
 
@@ -103,3 +104,19 @@ def require(s: AppState, pred: Input | None, *, need_coef: bool = False) -> bool
                 error(p)
             return False
     return True
+
+
+def chart(fig: Any, key: str, **kwargs: Any) -> Any:
+    """Draw a Plotly figure, restyled for presentation mode (theme and font size) when it is on.
+
+    Every view draws through this, so presentation mode reaches every figure, not only the
+    ones of the page that defined it.
+    """
+    from dashboard import presentation
+
+    settings = presentation.current()
+    if settings.on:
+        fig = presentation.style_figure(fig, settings)
+        # our own dark template, not Streamlit's, which would re-colour the scales
+        kwargs.setdefault("theme", None if settings.theme == "dark" else "streamlit")
+    return st.plotly_chart(fig, key=key, **kwargs)

@@ -44,14 +44,14 @@ def render() -> None:
     )
     with ui.guarded("drawing the affinity"):
         disp = compute.affinity_display(s.truth, pred, s.coef, sort_mode)
-        st.plotly_chart(affinity_figure(disp, log=colour == "log"), key="affinity_plot")
+        ui.chart(affinity_figure(disp, log=colour == "log"), key="affinity_plot")
 
     with ui.guarded("computing SRE and CONN"):
         aff = compute.affinity(s.truth, s.coef, conv)
         summ = aff["summary"]
         a, b = st.columns(2)
         with a:
-            st.plotly_chart(conn_bars(aff["conn_classes"], aff["conn_per_class"]), key="conn_bars")
+            ui.chart(conn_bars(aff["conn_classes"], aff["conn_per_class"]), key="conn_bars")
             skipped = aff["conn_skipped"]
             ui.note(
                 f"CONN min {compute.fmt(summ['conn_min'], 3)}, mean "
@@ -59,7 +59,7 @@ def render() -> None:
                 + (f"; one-point classes skipped: {len(skipped)}" if skipped else "")
             )
         with b:
-            st.plotly_chart(
+            ui.chart(
                 sre_class_bars(aff["sre_classes"], aff["sre_per_class"]), key="sre_class"
             )
             ui.note(
@@ -67,13 +67,13 @@ def render() -> None:
                 f"{summ['sre_zero_rows']:,} all-zero representations"
             )
         pts = compute.sre_points_display(s.truth, s.coef, conv)
-        st.plotly_chart(
+        ui.chart(
             sre_points(
                 pts["values"], pts["groups"], pts["bounds"], pts["names"], point_index=pts["order"]
             ),
             key="sre_points",
         )
-        st.plotly_chart(
+        ui.chart(
             leakage_heatmap(aff["leakage"], aff["leakage_classes"]), key="leakage_matrix"
         )
 

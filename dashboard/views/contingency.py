@@ -44,7 +44,7 @@ def render() -> None:
             f"points; ACC {ct['accuracy']:.3f}; noise policy: {conv.noise_policy} "
             f"({ct['n_noise']:,} noise points); matched pairs outlined on the diagonal"
         )
-        st.plotly_chart(
+        ui.chart(
             contingency_heatmap(
                 ct["table"], ct["rows"], ct["cols"], mode=mode, n_matched=ct["n_matched"]
             ),
@@ -81,7 +81,7 @@ def render() -> None:
                 st.caption("none")
 
         src, dst, val = d["sankey"]
-        st.plotly_chart(
+        ui.chart(
             sankey(ct["table"], ct["rows"], ct["cols"], sources=src, targets=dst, values=val),
             key="contingency_sankey",
         )

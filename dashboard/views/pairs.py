@@ -19,7 +19,7 @@ def render() -> None:
         m = compute.metrics(s.truth, pred, None, conv)
         left, right = st.columns([3, 2])
         with left:
-            st.plotly_chart(
+            ui.chart(
                 pair_confusion_matrix(m["pair_tp"], m["pair_fp"], m["pair_fn"], m["pair_tn"]),
                 key="pair_matrix",
             )
@@ -29,7 +29,7 @@ def render() -> None:
                 st.write(line)
             total = m["pair_tp"] + m["pair_fp"] + m["pair_fn"] + m["pair_tn"]
             st.caption(f"{total:,} unordered pairs of {m['n_samples']:,} points.")
-        st.plotly_chart(pair_scores_bar(m), key="pair_scores")
+        ui.chart(pair_scores_bar(m), key="pair_scores")
         st.dataframe(
             [
                 {"score": name, "value": compute.fmt(m[k])}

@@ -148,7 +148,7 @@ def render() -> None:
             if runs:
                 pm = compute.mean_pm_std(results, keys)
                 st.text("mean ± std over runs: " + "; ".join(f"{LABELS[k]} {pm[k]}" for k in pm))
-            st.plotly_chart(metrics_compare(results, keys[:6], LABELS), key="summary_compare")
+            ui.chart(metrics_compare(results, keys[:6], LABELS), key="summary_compare")
 
         context = {
             "ground_truth": s.truth.name,
@@ -159,7 +159,7 @@ def render() -> None:
             "coef_orientation": conv.orientation,
         }
         csv_text, json_text = compute.exports(results, context, runs)
-        d1, d2, _ = st.columns([1, 1, 4])
+        d1, d2, d3, _ = st.columns([1, 1, 1, 3])
         d1.download_button(
             "Download metrics (CSV)",
             csv_text,
@@ -174,6 +174,20 @@ def render() -> None:
             "application/json",
             key="dl_json",
         )
+        # The report embeds plotly.js (~5 MB), so it is built on request, not on every rerun.
+        if d3.button("Prepare HTML report", key="report_prepare"):
+            st.session_state["report_ready"] = True
+        if st.session_state.get("report_ready"):
+            html = compute.report_html(s.truth, s.preds, pred, s.coef, conv)
+            d3.download_button(
+                "Download report (HTML)",
+                html,
+                "clustlens_report.html",
+                "text/html",
+                key="dl_report",
+                help="One file: metrics with conventions, interactive figures, input SHA-256; "
+                "opens offline in any browser.",
+            )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,193 @@
+"""Presentation mode: sidebar hidden, larger fonts, a light or dark theme that keeps colour
+scales readable.
+
+The CSS is built only from constants and numbers in this module (never from user strings) and
+is injected with ``st.markdown(..., unsafe_allow_html=True)`` — the one place clustlens does so.
+Plotly figures do not follow page CSS, so :func:`style_figure` restyles a figure for the theme
+(background, text colour, and for dark backgrounds a sequential scale whose low end is dark, so
+"few" stays the least visible colour).
+
+Wiring (app.py): call :func:`controls` inside the sidebar and :func:`apply` once per run before
+``nav.run()``; views pass their figures through :func:`style_figure` (a no-op when off).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+K_ON = "presentation_mode"
+K_THEME = "presentation_theme"
+K_SCALE = "presentation_font_scale"
+THEMES = ("light", "dark")
+
+
+@dataclass(frozen=True)
+class Palette:
+    background: str
+    surface: str
+    text: str
+    muted: str
+    grid: str
+    #: sequential scale for counts: low end close to the background, high end strong
+    sequential: str
+
+
+PALETTES = {
+    "light": Palette("#ffffff", "#f3f4f6", "#111827", "#4b5563", "#e5e7eb", "Blues"),
+    # Blues on a dark page puts "zero" at near-white, the brightest colour on screen; a scale
+    # whose low end is dark keeps "few" the least visible. Cividis is also colour-blind safe.
+    "dark": Palette("#0f172a", "#1e293b", "#f1f5f9", "#cbd5e1", "#334155", "Cividis"),
+}
+LIGHT_SCALES = {"Blues", "Greens", "Greys", "Purples", "Oranges", "Reds", "YlGnBu", "OrRd"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    on: bool = False
+    theme: str = "light"
+    font_scale: float = 1.3
+
+
+def css(settings: Settings) -> str:
+    """The style sheet for presentation mode ("" when off).
+
+    Examples
+    --------
+    >>> "stSidebar" in css(Settings(on=True)), css(Settings(on=False))
+    (True, '')
+    """
+    if not settings.on:
+        return ""
+    if settings.theme not in PALETTES:
+        raise ValueError(f"theme must be one of {THEMES}")
+    p = PALETTES[settings.theme]
+    scale = min(max(float(settings.font_scale), 1.0), 2.0)
+    base = round(16 * scale, 1)
+    rules = [
+        '[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], '
+        '[data-testid="stSidebarNav"], [data-testid="collapsedControl"] { display: none; }',
+        '[data-testid="stToolbar"], [data-testid="stDecoration"] { display: none; }',
+        ".block-container, [data-testid='stMainBlockContainer'] { max-width: 100%; "
+        "padding-top: 1.5rem; padding-left: 3rem; padding-right: 3rem; }",
+        f"html, body, .stApp, .stMarkdown, .stText, [data-testid='stMetricLabel'] "
+        f"{{ font-size: {base}px; }}",
+        f"[data-testid='stMetricValue'] {{ font-size: {round(2.4 * base)}px; }}",
+        f"h1 {{ font-size: {round(2.2 * base)}px !important; }} "
+        f"h2 {{ font-size: {round(1.7 * base)}px !important; }} "
+        f"h3 {{ font-size: {round(1.35 * base)}px !important; }}",
+        f"[data-testid='stDataFrame'], code, pre {{ font-size: {round(0.9 * base)}px; }}",
+    ]
+    if settings.theme == "dark":
+        rules += [
+            f".stApp, [data-testid='stHeader'] {{ background: {p.background}; color: {p.text}; }}",
+            f".stApp p, .stApp li, .stApp label, .stApp h1, .stApp h2, .stApp h3, .stApp span, "
+            f"[data-testid='stMetricValue'], [data-testid='stMetricLabel'] {{ color: {p.text}; }}",
+            f"[data-testid='stCaptionContainer'], .stApp small {{ color: {p.muted}; }}",
+            f"[data-testid='stExpander'] details, [data-testid='stMetric'] "
+            f"{{ background: {p.surface}; border-color: {p.grid}; }}",
+            f".stApp code, .stApp pre {{ background: {p.surface}; color: {p.text}; }}",
+            f".stApp button {{ background: {p.surface}; color: {p.text}; "
+            f"border-color: {p.grid}; }}",
+            f".stApp button p, .stApp button span {{ color: {p.text}; }}",
+            f"[data-testid='stAlert'] > div {{ background: {p.surface}; color: {p.text}; }}",
+            f"[data-testid='stAlert'] p, [data-testid='stAlert'] strong {{ color: {p.text}; }}",
+        ]
+    return "<style>\n" + "\n".join(rules) + "\n</style>"
+
+
+def style_figure(fig: go.Figure, settings: Settings) -> go.Figure:
+    """Restyle a figure for the presentation theme (returns it unchanged when off).
+
+    Fonts grow with the font scale; on the dark theme the background, text and grid follow
+    the palette and light-ended sequential scales (Blues, ...) become Cividis.
+    """
+    if not settings.on:
+        return fig
+    p = PALETTES[settings.theme]
+    size = round(14 * min(max(settings.font_scale, 1.0), 2.0))
+    fig.update_layout(font={"size": size, "color": p.text})
+    if fig.layout.title and fig.layout.title.text:
+        fig.update_layout(title={"font": {"size": size + 4, "color": p.text}})
+    if settings.theme == "dark":
+        fig.update_layout(paper_bgcolor=p.background, plot_bgcolor=p.surface)
+        fig.update_xaxes(gridcolor=p.grid, zerolinecolor=p.grid, linecolor=p.grid)
+        fig.update_yaxes(gridcolor=p.grid, zerolinecolor=p.grid, linecolor=p.grid)
+        for tr in fig.data:
+            cs = getattr(tr, "colorscale", None)
+            if cs is not None and _is_light_scale(tr):
+                tr.update(colorscale=p.sequential)
+    return fig
+
+
+def _is_light_scale(trace: go.BaseTraceType) -> bool:
+    """Whether a trace uses a named sequential scale whose low end is near white."""
+    cs = trace.colorscale
+    if cs is None:
+        return False
+    # plotly expands named scales to (position, colour) pairs; check the low end's lightness
+    try:
+        low = cs[0][1]
+    except (TypeError, IndexError):
+        return False
+    return _lightness(low) > 0.85
+
+
+def _lightness(colour: str) -> float:
+    c = colour.strip().lower()
+    if c.startswith("#") and len(c) == 7:
+        r, g, b = (int(c[i : i + 2], 16) for i in (1, 3, 5))
+    elif c.startswith("rgb"):
+        r, g, b = (float(x) for x in c[c.index("(") + 1 : c.index(")")].split(",")[:3])
+    else:
+        return 0.0
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+# ------------------------------------------------------------------------- Streamlit glue
+def current() -> Settings:
+    """The settings of this session (off unless the toggle was switched on)."""
+    import streamlit as st
+
+    return Settings(
+        on=bool(st.session_state.get(K_ON, False)),
+        theme=str(st.session_state.get(K_THEME, "light")),
+        font_scale=float(st.session_state.get(K_SCALE, 1.3)),
+    )
+
+
+def controls() -> None:
+    """The toggle, theme and font size (call inside ``with st.sidebar:``)."""
+    import streamlit as st
+
+    st.toggle("Presentation mode", key=K_ON, help="Hide the sidebar and enlarge everything.")
+    st.radio("Theme", THEMES, key=K_THEME, horizontal=True)
+    st.slider("Font size", 1.0, 2.0, step=0.1, key=K_SCALE)
+
+
+def _exit() -> None:
+    import streamlit as st
+
+    st.session_state[K_ON] = False
+
+
+def apply() -> Settings:
+    """Inject the CSS (when on) and an "Exit presentation" button at the top of the page.
+
+    The sidebar is hidden in presentation mode, so the way out must be on the page itself.
+    """
+    import streamlit as st
+
+    for k, v in ((K_ON, False), (K_THEME, "light"), (K_SCALE, 1.3)):
+        st.session_state.setdefault(k, v)
+    s = current()
+    if s.on:
+        st.markdown(css(s), unsafe_allow_html=True)
+        st.button(
+            "Exit presentation",
+            icon=":material/close_fullscreen:",
+            on_click=_exit,
+            key="presentation_exit",
+        )
+    return s

@@ -1,0 +1,338 @@
+"""A self-contained HTML report of one analysis: metrics with their conventions, every figure
+interactive, the inputs' names and SHA-256, versions and date — one file that opens offline.
+
+UI-free. plotly.js is embedded once (``plotly.offline.get_plotlyjs()``) and each figure is a
+``fig.to_html(full_html=False, include_plotlyjs=False)`` fragment. A Content-Security-Policy
+meta tag forbids every network load (scripts, styles, images, fonts, fetches), so the report
+cannot phone home even if a future plotly.js tried to. Every user string (file names, labels,
+prediction names, title) goes through ``html.escape``; figure JSON is escaped by plotly.
+
+:func:`standard_figures` builds the dashboard's figures (contingency heatmap, class → cluster
+flow, pair confusion, and with C: affinity, per-class CONN/SRE, leakage) from plain arrays with
+the dashboard's own builders, for ``clustlens report`` and the dashboard's download button.
+
+Examples
+--------
+>>> html_text = build_report({"run": {"acc": 0.88}}, figures=[], inputs=[], title="<demo>")
+>>> html_text.count("<script"), "&lt;demo&gt;" in html_text
+(1, True)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import html
+import importlib.metadata
+import math
+import platform
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.offline
+
+import metrics_core as mc
+
+CSP = (
+    "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
+    "style-src 'unsafe-inline'; img-src data: blob:; font-src data:; connect-src 'none'; "
+    "worker-src blob:; base-uri 'none'; form-action 'none'"
+)
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "toImageButtonOptions": {"scale": 2}}
+_VERSION_PACKAGES = ("numpy", "scipy", "pandas", "plotly", "streamlit", "kaleido")
+
+
+@dataclass(frozen=True)
+class InputInfo:
+    """One input file as the report names it."""
+
+    role: str
+    name: str
+    sha256: str
+    n_bytes: int
+    detail: str = ""
+
+
+def input_info(role: str, name: str, data: bytes, detail: str = "") -> InputInfo:
+    """:class:`InputInfo` of raw bytes (SHA-256 computed here).
+
+    Examples
+    --------
+    >>> input_info("truth", "y.txt", b"1\\n").sha256[:12]
+    '4355a46b19d3'
+    """
+    return InputInfo(role, name, hashlib.sha256(data).hexdigest(), len(data), detail)
+
+
+def versions() -> dict[str, str]:
+    """clustlens, Python and library versions."""
+    out = {}
+    try:
+        out["clustlens"] = importlib.metadata.version("clustlens")
+    except importlib.metadata.PackageNotFoundError:
+        out["clustlens"] = getattr(mc, "__version__", "unknown")
+    out["python"] = platform.python_version()
+    for p in _VERSION_PACKAGES:
+        try:
+            out[p] = importlib.metadata.version(p)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def _e(x: object) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return "n/a" if not math.isfinite(v) else f"{v:.4f}"
+    return _e(v)
+
+
+def _bounds(info: mc.MetricInfo) -> str:
+    lo, hi = info.bounds
+    return f"[{'−∞' if lo is None else lo}, {'∞' if hi is None else hi}]"
+
+
+_DIRECTION = {"higher": "↑ higher is better", "lower": "↓ lower is better", "info": "count/info"}
+
+
+def metrics_table_html(results: Mapping[str, Mapping[str, Any]]) -> str:
+    """The catalogue joined with the values: one row per metric, one value column per run."""
+    names = list(results)
+    head = "".join(f"<th class='num'>{_e(n)}</th>" for n in names)
+    parts = []
+    family = None
+    cols = 5 + len(names)
+    for info in mc.METRICS:
+        if not any(info.key in results[n] for n in names):
+            continue
+        if info.family != family:
+            family = info.family
+            parts.append(f"<tr class='family'><th colspan='{cols}'>{_e(family)}</th></tr>")
+        vals = "".join(f"<td class='num'>{_fmt(results[n].get(info.key, ''))}</td>" for n in names)
+        parts.append(
+            f"<tr><td>{_e(info.name)}<div class='key'>{_e(info.key)}</div></td>{vals}"
+            f"<td class='formula'>{_e(info.formula)}</td><td>{_e(_bounds(info))}</td>"
+            f"<td>{_e(_DIRECTION.get(info.direction, info.direction))}</td>"
+            f"<td>{_e(info.convention)}</td></tr>"
+        )
+    return (
+        "<table class='metrics'><thead><tr><th>metric</th>"
+        f"{head}<th>formula</th><th>range</th><th>direction</th><th>convention</th></tr></thead>"
+        f"<tbody>{''.join(parts)}</tbody></table>"
+    )
+
+
+def figure_html(fig: go.Figure) -> str:
+    """One interactive figure fragment (no plotly.js, no MathJax)."""
+    height = fig.layout.height or 520
+    return fig.to_html(
+        full_html=False,
+        include_plotlyjs=False,
+        include_mathjax=False,
+        config=PLOTLY_CONFIG,
+        default_width="100%",
+        default_height=f"{int(height)}px",
+    )
+
+
+_STYLE = """
+:root { color-scheme: light; }
+body { font-family: Inter, "Source Sans Pro", "Segoe UI", Arial, sans-serif; font-size: 16px;
+       color: #1f2937; margin: 0 auto; max-width: 1200px; padding: 24px 32px 64px; }
+h1 { font-size: 30px; margin-bottom: 4px; } h2 { font-size: 22px; margin-top: 40px;
+     border-bottom: 1px solid #e5e7eb; padding-bottom: 6px; } h3 { font-size: 18px; }
+table { border-collapse: collapse; width: 100%; margin: 12px 0; font-size: 14px; }
+th, td { border-bottom: 1px solid #e5e7eb; padding: 6px 8px; text-align: left;
+         vertical-align: top; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.family th { background: #f3f4f6; font-size: 15px; }
+td.formula, code, .mono { font-family: "JetBrains Mono", Consolas, Menlo, monospace;
+                          font-size: 13px; }
+.key { color: #6b7280; font-size: 12px; font-family: Consolas, Menlo, monospace; }
+.meta { color: #4b5563; } .hash { font-family: Consolas, Menlo, monospace; font-size: 12px;
+        word-break: break-all; }
+figure { margin: 16px 0 32px; } figcaption { font-weight: 600; margin-bottom: 4px; }
+.notes li { margin: 4px 0; }
+@media print { figure { break-inside: avoid; } }
+"""
+
+
+def build_report(
+    results: Mapping[str, Mapping[str, Any]],
+    *,
+    figures: Sequence[tuple[str, go.Figure]] = (),
+    inputs: Sequence[InputInfo] = (),
+    conventions: Mapping[str, Any] | None = None,
+    notes: Sequence[str] = (),
+    title: str = "clustlens report",
+    created: _dt.datetime | None = None,
+) -> str:
+    """The whole report as one HTML string.
+
+    ``results`` maps a prediction name to its ``evaluate`` dict; ``figures`` are (caption,
+    figure) pairs; ``conventions`` are the switches in force (NMI normaliser, noise policy, C
+    orientation, preset); ``notes`` are extra plain-text lines (e.g. normalisation notes).
+    """
+    created = created or _dt.datetime.now(_dt.UTC)
+    stamp = created.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
+    vers = versions()
+    conv = dict(conventions or {})
+    conv_rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in conv.items())
+    input_rows = "".join(
+        f"<tr><td>{_e(i.role)}</td><td>{_e(i.name)}</td><td class='num'>{i.n_bytes:,}</td>"
+        f"<td class='hash'>{_e(i.sha256)}</td><td>{_e(i.detail)}</td></tr>"
+        for i in inputs
+    )
+    version_txt = ", ".join(f"{_e(k)} {_e(v)}" for k, v in vers.items())
+    fig_parts = "".join(
+        f"<figure><figcaption>{_e(cap)}</figcaption>{figure_html(fig)}</figure>"
+        for cap, fig in figures
+    )
+    note_items = "".join(f"<li>{_e(n)}</li>" for n in notes)
+    body = [
+        f"<h1>{_e(title)}</h1>",
+        f"<p class='meta'>Created {_e(stamp)} with clustlens {_e(vers['clustlens'])}. "
+        "Opens offline: everything needed to draw the figures is inside this file.</p>",
+        "<h2>Inputs</h2>",
+        "<table><thead><tr><th>role</th><th>name</th><th class='num'>bytes</th>"
+        f"<th>SHA-256</th><th>detail</th></tr></thead><tbody>{input_rows}</tbody></table>"
+        if inputs
+        else "<p>No input files (table or example data).</p>",
+        "<h2>Conventions</h2>",
+        f"<table><tbody>{conv_rows}</tbody></table>" if conv else "<p>Documented defaults.</p>",
+        "<h2>Metrics</h2>",
+        metrics_table_html(results),
+    ]
+    if note_items:
+        body += ["<h2>Notes</h2>", f"<ul class='notes'>{note_items}</ul>"]
+    if figures:
+        body += [
+            "<h2>Figures</h2>",
+            "<p class='meta'>Interactive: hover, zoom, "
+            "double-click to reset; the camera icon saves a PNG.</p>",
+            fig_parts,
+        ]
+    body += ["<h2>Versions</h2>", f"<p class='mono'>{version_txt}</p>"]
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{_e(title)}</title><style>{_STYLE}</style>"
+        f"<script type='text/javascript'>{plotly.offline.get_plotlyjs()}</script>"
+        f"</head><body>{''.join(body)}</body></html>\n"
+    )
+
+
+# ------------------------------------------------------------------------- standard figures
+def standard_figures(
+    labels_true: Any,
+    labels_pred: Any,
+    coef: Any = None,
+    *,
+    metrics: Mapping[str, Any] | None = None,
+    orientation: str = "rows",
+    noise_policy: str = "keep",
+) -> list[tuple[str, go.Figure]]:
+    """The dashboard's figures for one prediction, built with ``dashboard.figures``."""
+    from dashboard import analysis
+    from dashboard.figures.contingency import contingency_heatmap, sankey
+    from dashboard.figures.pairs import pair_confusion_matrix
+
+    c = mc.contingency_table(labels_true, labels_pred, noise_policy=noise_policy)
+    table = c.dense()
+    m = mc.best_matching(contingency=c)
+    ordered = analysis.order_contingency(
+        table,
+        [str(x) for x in c.classes],
+        [str(x) for x in c.clusters],
+        np.asarray(m.class_index),
+        np.asarray(m.cluster_index),
+    )
+    figs: list[tuple[str, go.Figure]] = [
+        (
+            "Contingency table, ordered by the optimal matching",
+            contingency_heatmap(
+                ordered["table"], ordered["rows"], ordered["cols"], n_matched=ordered["n_matched"]
+            ),
+        )
+    ]
+    src, dst, val = analysis.sankey_links(ordered["table"])
+    figs.append(
+        (
+            "Where each class goes",
+            sankey(
+                ordered["table"],
+                ordered["rows"],
+                ordered["cols"],
+                sources=src,
+                targets=dst,
+                values=val,
+            ),
+        )
+    )
+    pc = mc.pair_confusion(contingency=c)
+    figs.append(("Pair confusion", pair_confusion_matrix(pc.tp, pc.fp, pc.fn, pc.tn)))
+    if coef is not None:
+        figs += _affinity_figures(labels_true, labels_pred, coef, orientation)
+    return figs
+
+
+def _affinity_figures(
+    labels_true: Any, labels_pred: Any, coef: Any, orientation: str
+) -> list[tuple[str, go.Figure]]:
+    import scipy.sparse as sp
+
+    from dashboard import analysis
+    from dashboard.figures import pooling
+    from dashboard.figures.affinity import (
+        affinity_figure,
+        conn_bars,
+        leakage_heatmap,
+        sre_class_bars,
+    )
+
+    c = coef.T if orientation == "columns" else coef
+    if sp.issparse(c):
+        c = sp.csr_array(c)
+    t_names, t_codes = np.unique(np.asarray(labels_true), return_inverse=True)
+    order, groups = analysis.display_order(t_codes.reshape(-1), None, "ground truth")
+    bounds = pooling.group_bounds(groups)
+    n = len(order)
+    if n <= pooling.CELL_LIMIT:
+        edges = np.arange(n + 1, dtype=np.int64)
+        values = pooling.cell_affinity(c, order)
+    else:
+        edges = pooling.bin_edges(bounds, pooling.MAX_BINS)
+        values = pooling.pooled_affinity(c, order, edges)
+    display = {
+        "values": values.astype(np.float32),
+        "edges": edges,
+        "bounds": bounds,
+        "group_names": [str(t_names[g]) for g in groups[bounds[:-1]]],
+        "group_kind": "class",
+        "pooled": n > pooling.CELL_LIMIT,
+        "n": n,
+        "sort_mode": "ground truth",
+    }
+    sre = mc.subspace_preserving_error(coef, labels_true, orientation=orientation)
+    conn = mc.connectivity(coef, labels_true, orientation=orientation)
+    leak = mc.leakage_matrix(coef, labels_true, orientation=orientation)
+    classes = [str(x) for x in conn.classes]
+    return [
+        ("Affinity |C| + |C|ᵀ, points sorted by ground truth", affinity_figure(display)),
+        ("Connectivity per class (λ2)", conn_bars(classes, conn.per_class)),
+        ("SRE per class", sre_class_bars([str(x) for x in sre.classes], sre.per_class)),
+        ("Leakage between classes", leakage_heatmap(leak.matrix, [str(x) for x in leak.classes])),
+    ]

@@ -1,0 +1,426 @@
+"""Learn: edit a contingency table, move points between clusters, load scenarios — and see why
+every metric moves, step by step.
+
+Runs as a page of ``dashboard/app.py`` (``st.navigation``) or on its own
+(``streamlit run dashboard/views/learn.py``; ``AppTest.from_file`` in the tests). All maths
+lives in UI-free modules (``explain``, ``learn_scenarios``, ``null_bands``, metrics_core); the
+``st.cache_data`` wrappers below are keyed on small numbers only. Labels here are our own
+(``class A``, ``cluster 1``), and anything typed goes through ``st.text``/``st.code``/
+``st.dataframe`` — nothing typed is rendered as markdown.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # run as a script: make `dashboard` and `metrics_core` importable
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import streamlit as st  # noqa: E402
+
+import metrics_core as mc  # noqa: E402
+from dashboard import explain, export, null_bands, presentation, report, ui  # noqa: E402
+from dashboard import learn_scenarios as ls  # noqa: E402
+from dashboard.figures import learn as lfig  # noqa: E402
+from dashboard.figures.contingency import contingency_heatmap  # noqa: E402
+from dashboard.figures.pairs import pair_confusion_matrix  # noqa: E402
+from metrics_core._errors import ClustlensInputError  # noqa: E402
+
+K_BASE = "learn_table"
+K_VER = "learn_table_version"
+K_SCENARIO = "learn_scenario"
+K_AVERAGE = "learn_average_method"
+K_POINTS = "learn_points_clusters"
+K_PVER = "learn_points_version"
+DEFAULT_SCENARIO = "seed"
+
+HEADLINE = (
+    ("acc", "ACC"),
+    ("purity", "purity"),
+    ("ari", "ARI"),
+    ("nmi", "NMI"),
+    ("ami", "AMI"),
+    ("homogeneity", "homogeneity"),
+    ("completeness", "completeness"),
+    ("jaccard", "Jaccard"),
+    ("fmi", "FMI"),
+    ("rand", "Rand"),
+)
+
+
+def _fmt(v: float) -> str:
+    return "n/a" if not np.isfinite(v) else f"{v:.4f}"
+
+
+def _names(k: int, c: int) -> tuple[list[str], list[str]]:
+    return [f"class {chr(65 + i)}" if i < 26 else f"class {i + 1}" for i in range(k)], [
+        f"cluster {j + 1}" for j in range(c)
+    ]
+
+
+def _chart(fig, key: str, settings: presentation.Settings, **kw):
+    del settings  # ui.chart reads the presentation settings itself
+    return ui.chart(fig, key=key, **kw)
+
+
+# ----------------------------------------------------------------------------- cached maths
+@st.cache_data(max_entries=16, show_spinner="Shuffling labels for the null bands…")
+def _bands(n_per_class: int, n_classes: int, n_perm: int, average: str) -> dict:
+    sizes = [n_per_class] * n_classes
+    ks = null_bands.default_ks(n_per_class * n_classes)
+    b = null_bands.permutation_null(sizes, ks, n_perm=n_perm, seed=0, average_method=average)
+    obs = null_bands.random_labelling_scores(sizes, ks, seed=1, average_method=average)
+    return {"bands": b, "observed": obs}
+
+
+@st.cache_data(max_entries=64)
+def _affinity(leakage: float, density: float) -> dict:
+    s = ls.small_coef(leakage, density)
+    sre = mc.subspace_preserving_error(s.coef, s.labels)
+    conn = mc.connectivity(s.coef, s.labels)
+    path = np.linspace(0.0, 1.0, 11)
+    sweep_sre, sweep_conn = [], []
+    for t in path:
+        p = ls.small_coef(leakage * t, density * t)
+        sweep_sre.append(float(mc.subspace_preserving_error(p.coef, p.labels).value))
+        sweep_conn.append(float(mc.connectivity(p.coef, p.labels).min))
+    return {
+        "coef": s.coef,
+        "labels": s.labels,
+        "sre": float(sre.value),
+        "conn_min": float(conn.min),
+        "conn_mean": float(conn.mean),
+        "conn_per_class": [float(x) for x in conn.per_class],
+        "path_density": (path * density).tolist(),
+        "path_sre": sweep_sre,
+        "path_conn": sweep_conn,
+    }
+
+
+# ----------------------------------------------------------------------------- state
+def _init() -> None:
+    s = st.session_state
+    if K_BASE not in s:
+        s[K_BASE] = ls.SCENARIOS[DEFAULT_SCENARIO].array()
+        s[K_SCENARIO] = DEFAULT_SCENARIO
+        s[K_VER] = 0
+    s.setdefault(K_AVERAGE, "arithmetic")
+    if K_POINTS not in s:
+        s[K_POINTS] = ls.point_set().clusters.copy()
+        s[K_PVER] = 0
+
+
+def _set_table(table: np.ndarray, scenario: str | None) -> None:
+    s = st.session_state
+    s[K_BASE] = np.asarray(table, dtype=np.int64)
+    s[K_SCENARIO] = scenario
+    s[K_VER] = int(s.get(K_VER, 0)) + 1  # a new editor widget, so it shows the new table
+
+
+# ----------------------------------------------------------------------------- sections
+def _metrics_row(values: dict) -> None:
+    cols = st.columns(5)
+    for i, (key, label) in enumerate(HEADLINE):
+        cols[i % 5].metric(label, _fmt(float(values[key])))
+
+
+def _scenario_buttons() -> None:
+    st.subheader("Scenarios")
+    cols = st.columns(3)
+    for i, sc in enumerate(ls.SCENARIO_LIST):
+        if cols[i % 3].button(sc.name, key=f"scn_{sc.key}", width="stretch"):
+            _set_table(sc.array(), sc.key)
+    current = st.session_state.get(K_SCENARIO)
+    if current in ls.SCENARIOS:
+        sc = ls.SCENARIOS[current]
+        st.info(f"**{sc.name}.** {sc.explanation[0]}  \n{sc.explanation[1]}")
+
+
+def _table_editor() -> np.ndarray:
+    s = st.session_state
+    base = np.asarray(s[K_BASE], dtype=np.int64)
+    rows, cols = _names(*base.shape)
+    df = pd.DataFrame(base, index=rows, columns=cols)
+    edited = st.data_editor(
+        df,
+        key=f"learn_editor_{s[K_VER]}",
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(
+                c, min_value=0, max_value=ls.MAX_COUNT, step=1, format="%d"
+            )
+            for c in cols
+        },
+    )
+    table = ls.clean_table(edited.to_numpy())
+    b1, b2, b3, b4 = st.columns(4)
+    k, c = table.shape
+    if b1.button("Add a class", key="learn_add_row", disabled=k >= ls.MAX_ROWS):
+        _set_table(np.vstack([table, np.zeros((1, c), dtype=np.int64)]), None)
+        st.rerun()
+    if b2.button("Add a cluster", key="learn_add_col", disabled=c >= ls.MAX_COLS):
+        _set_table(np.hstack([table, np.zeros((k, 1), dtype=np.int64)]), None)
+        st.rerun()
+    if b3.button("Remove last class", key="learn_del_row", disabled=k <= 1):
+        _set_table(table[:-1], None)
+        st.rerun()
+    if b4.button("Remove last cluster", key="learn_del_col", disabled=c <= 1):
+        _set_table(table[:, :-1], None)
+        st.rerun()
+    with st.expander("Type or paste a table instead"):
+        text = st.text_area(
+            "One class per line, counts separated by spaces or commas; [[3, 44, 3], [2, 4, 44]] "
+            "works too.",
+            key="learn_table_text",
+            height=100,
+        )
+        if st.button("Use this table", key="learn_table_apply"):
+            try:
+                _set_table(ls.parse_table(text), None)
+                st.rerun()
+            except ClustlensInputError as exc:
+                st.error(str(exc).replace("\n", " "), icon=":material/error:")
+    return table
+
+
+def _steps(table: np.ndarray, values: dict, average: str) -> None:
+    st.subheader("Step by step")
+    rows, cols = _names(*table.shape)
+    for ex in explain.explain_all(table, values, average_method=average, classes=rows,
+                                  clusters=cols):  # fmt: skip
+        shown = f"{int(ex.value):,}" if ex.key == "pair_tp" else _fmt(ex.value)
+        with st.expander(f"{ex.name} = {shown}", expanded=ex.key == "acc"):
+            for step in ex.steps:
+                if step.latex:
+                    st.latex(step.latex)
+            st.code(explain.as_text(ex), language=None, wrap_lines=True)
+
+
+def _table_exports(values: dict) -> None:
+    keys = [k for k, _ in HEADLINE]
+    row = {"table": "Learn table", **{k: values[k] for k in keys}}
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Metrics as CSV", export.to_csv([row]), "learn_metrics.csv", "text/csv",
+                       key="learn_csv")  # fmt: skip
+    c2.download_button("JSON", export.to_json(values), "learn_metrics.json", "application/json",
+                       key="learn_json")  # fmt: skip
+    tex = export.metrics_latex({"this table": values}, keys, headers=dict(HEADLINE))
+    c3.download_button("LaTeX (booktabs)", tex, "learn_metrics.tex", "text/x-tex",
+                       key="learn_tex")  # fmt: skip
+
+
+def _report_download(table: np.ndarray, values: dict, figures: list) -> None:
+    if st.button("Prepare an HTML report of this table", key="learn_report_prepare"):
+        html_text = report.build_report(
+            {"Learn table": values},
+            figures=figures,
+            conventions={"NMI/AMI normaliser": st.session_state[K_AVERAGE], "pairs": "unordered"},
+            notes=[f"table: {table.tolist()}"],
+            title="clustlens — Learn table",
+        )
+        st.session_state["learn_report_html"] = html_text
+    if "learn_report_html" in st.session_state:
+        st.download_button("Download report (HTML, opens offline)",
+                           st.session_state["learn_report_html"], "clustlens_learn_report.html",
+                           "text/html", key="learn_report_download")  # fmt: skip
+
+
+def _table_tab(settings: presentation.Settings) -> None:
+    _scenario_buttons()
+    st.subheader("Contingency table (classes × clusters)")
+    table = _table_editor()
+    if int(table.sum()) == 0:
+        st.warning("The table is empty: put some counts in it.")
+        return
+    average = st.radio(
+        "NMI / AMI normaliser",
+        mc.AVERAGE_METHODS,
+        key=K_AVERAGE,
+        horizontal=True,
+        help="How MI is divided: the mean of H(classes) and H(clusters) chosen here.",
+    )
+    values = explain.evaluate_table(table, average)
+    st.caption(
+        f"N = {int(table.sum()):,} points, {table.shape[0]} classes, {table.shape[1]} clusters"
+    )
+    _metrics_row(values)
+    rows, cols = _names(*table.shape)
+    heat = contingency_heatmap(table, rows, cols, title="This table")
+    pairs = pair_confusion_matrix(values["pair_tp"], values["pair_fp"], values["pair_fn"],
+                                  values["pair_tn"])  # fmt: skip
+    # stacked, not side by side: both figures need the full width to stay legible
+    _chart(heat, "learn_heat", settings)
+    _chart(pairs, "learn_pairs", settings)
+    _steps(table, values, average)
+    with st.expander("Export"):
+        _table_exports(values)
+        st.caption("Figures (static, through the system browser):")
+        export.st_figure_downloads(heat, "learn_contingency", "learn_heat_export")
+        _report_download(table, values, [("Contingency table", heat), ("Pair confusion", pairs)])
+
+
+def _selected_points(event) -> list[int]:
+    out: list[int] = []
+    try:
+        points = event.selection.points
+    except AttributeError:
+        return out
+    for p in points:
+        cd = p.get("customdata")
+        if isinstance(cd, (list, tuple)) and cd:
+            out.append(int(cd[0]))
+        elif isinstance(cd, (int, float)):
+            out.append(int(cd))
+    return sorted(set(out))
+
+
+def _points_tab(settings: presentation.Settings) -> None:
+    s = st.session_state
+    ps = ls.point_set()
+    clusters = np.asarray(s[K_POINTS], dtype=np.int64)
+    class_names = ["class A", "class B", "class C"]
+    st.caption(
+        "Colour = cluster, shape = true class. Drag a box or a lasso over points, then move them. "
+        "Three points of class B start in the wrong cluster."
+    )
+    fig = lfig.scatter_figure(ps.xy, clusters, ps.classes, class_names=class_names)
+    event = _chart(fig, f"learn_scatter_{s[K_PVER]}", settings, on_select="rerun",
+                   selection_mode=("box", "lasso"))  # fmt: skip
+    chosen = _selected_points(event)
+    picked = st.multiselect(
+        "Selected points (or pick them by number)",
+        list(range(len(clusters))),
+        default=chosen,
+        key=f"learn_pick_{s[K_PVER]}",
+    )
+    k = int(clusters.max()) + 1
+    options = [f"cluster {j + 1}" for j in range(k)] + ["a new cluster"]
+    c1, c2, c3 = st.columns([2, 1, 1])
+    target = c1.selectbox("Move them to", options, key="learn_target")
+    if c2.button(f"Move {len(picked)} point(s)", key="learn_move", disabled=not picked):
+        t = None if target == "a new cluster" else options.index(target)
+        s[K_POINTS] = ls.move_points(clusters, picked, t)
+        s[K_PVER] = int(s[K_PVER]) + 1
+        st.rerun()
+    if c3.button("Reset points", key="learn_points_reset"):
+        s[K_POINTS] = ps.clusters.copy()
+        s[K_PVER] = int(s[K_PVER]) + 1
+        st.rerun()
+    table = ls.table_of(ps.classes, clusters)
+    values = explain.evaluate_table(table, st.session_state.get(K_AVERAGE, "arithmetic"))
+    _metrics_row(values)
+    rows, cols = _names(*table.shape)
+    _chart(contingency_heatmap(table, rows, cols, title="Contingency of these points"),
+           "learn_points_heat", settings)  # fmt: skip
+    pc = pair_confusion_matrix(
+        values["pair_tp"], values["pair_fp"], values["pair_fn"], values["pair_tn"]
+    )
+    _chart(pc, "learn_points_pairs", settings)
+    if st.button("Open this table in the editor", key="learn_points_to_table"):
+        _set_table(table, None)
+        st.toast("Loaded into the Contingency table tab.")
+
+
+def _random_tab(settings: presentation.Settings) -> None:
+    st.caption(
+        "Random labels carry no information, yet NMI climbs as the number of clusters grows: "
+        "mutual information of noise is positive and grows with k. ARI and AMI subtract what "
+        "chance gives and stay near 0. Bands: 95% of shuffled labellings; dashed: exact "
+        "expectation under the permutation model."
+    )
+    c1, c2 = st.columns(2)
+    n_per = c1.slider("Points per class (3 classes)", 10, 60, 20, step=5, key="learn_null_n")
+    n_perm = c2.select_slider("Shuffles per k", [50, 100, 200], value=100, key="learn_null_perm")
+    average = st.session_state.get(K_AVERAGE, "arithmetic")
+    res = _bands(int(n_per), 3, int(n_perm), average)
+    b = res["bands"]
+    fig = lfig.null_band_figure(b.ks, b.exact_mean, b.lo, b.hi, observed=res["observed"])
+    _chart(fig, "learn_null", settings)
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "k": b.ks,
+                "NMI expected": b.exact_mean["nmi"],
+                "NMI observed": res["observed"]["nmi"],
+                "ARI observed": res["observed"]["ari"],
+                "AMI observed": res["observed"]["ami"],
+                "AMI band low": b.lo["ami"],
+                "AMI band high": b.hi["ami"],
+            }
+        ).round(4),
+        hide_index=True,
+        key="learn_null_table",
+    )
+
+
+def _affinity_tab(settings: presentation.Settings) -> None:
+    st.caption(
+        "A small coefficient matrix C of 3 classes × 8 points. Leakage: the share of each row's "
+        "mass on other classes (SRE measures it). Density: how many in-class points each point "
+        "uses (CONN measures whether each class stays connected). Sparse models risk CONN = 0; "
+        "dense ones risk leakage."
+    )
+    c1, c2 = st.columns(2)
+    leak = c1.slider("Leakage across classes", 0.0, 0.6, 0.1, step=0.05, key="learn_leak")
+    dens = c2.slider("Density within classes", 0.0, 1.0, 0.3, step=0.05, key="learn_density")
+    a = _affinity(round(float(leak), 4), round(float(dens), 4))
+    m1, m2, m3 = st.columns(3)
+    m1.metric("SRE (lower is better)", _fmt(a["sre"]))
+    m2.metric("CONN min λ2 (higher is better)", _fmt(a["conn_min"]))
+    m3.metric("CONN mean λ2", _fmt(a["conn_mean"]))
+    left, right = st.columns(2)
+    with left:
+        _chart(lfig.coef_heatmap(a["coef"], a["labels"], title="|C| sorted by class"),
+               "learn_coef", settings)  # fmt: skip
+    with right:
+        _chart(
+            lfig.tradeoff_figure(
+                a["path_density"], a["path_sre"], a["path_conn"],
+                current=(float(dens), a["sre"], a["conn_min"]),
+                title="Sparsest C → this one",
+                x_title="density within classes (leakage grows along)",
+            ),
+            "learn_tradeoff",
+            settings,
+        )  # fmt: skip
+    _chart(
+        lfig.class_bars(
+            {f"class {chr(65 + i)}": v for i, v in enumerate(a["conn_per_class"])},
+            title="λ2 per class (0 = the class falls apart into pieces)",
+            higher_is_better=True,
+        ),
+        "learn_conn_bars",
+        settings,
+    )
+
+
+def _questions_tab() -> None:
+    for i, q in enumerate(ls.QUESTIONS):
+        st.markdown(f"**{i + 1}. {q.question}**")
+        with st.expander("Show the answer"):
+            st.write(q.answer)
+
+
+def render() -> None:
+    _init()
+    settings = presentation.current()
+    st.title("Learn: why each metric moves")
+    tabs = st.tabs(["Contingency table", "Move points", "Random labels", "SRE / CONN", "Questions"])
+    with tabs[0]:
+        _table_tab(settings)
+    with tabs[1]:
+        _points_tab(settings)
+    with tabs[2]:
+        _random_tab(settings)
+    with tabs[3]:
+        _affinity_tab(settings)
+    with tabs[4]:
+        _questions_tab()
+
+
+if __name__ == "__main__":
+    render()

@@ -1,0 +1,195 @@
+"""Learn view: scenarios hit their hand-derived values, the step-by-step numbers agree with the
+library, the permutation-null bands hold random labellings, and the page (AppTest) shows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import metrics_core as mc
+from dashboard import explain, null_bands
+from dashboard import learn_scenarios as ls
+from metrics_core._errors import ClustlensInputError
+
+PAGE = Path(__file__).resolve().parents[1] / "dashboard" / "views" / "learn.py"
+
+
+# ----------------------------------------------------------------------------- pure parts
+@pytest.mark.parametrize("sc", ls.SCENARIO_LIST, ids=lambda s: s.key)
+def test_scenario_values_match_the_hand_derivation(sc):
+    values = mc.evaluate(None, None, contingency=sc.array())
+    for key, expected in sc.expected.items():
+        assert values[key] == pytest.approx(expected, abs=max(sc.tolerance, 1e-12)), key
+    assert len(sc.explanation) == 2 and all(sc.explanation)
+
+
+def test_scenarios_make_their_point():
+    ev = {k: mc.evaluate(None, None, contingency=s.array()) for k, s in ls.SCENARIOS.items()}
+    assert ev["random"]["nmi"] > 0.1 > abs(ev["random"]["ari"])  # NMI rises, ARI does not
+    assert ev["unbalanced"]["acc"] == pytest.approx(0.9) and ev["unbalanced"]["ari"] < 0.3
+    assert ev["seed"]["acc"] == pytest.approx(0.88)
+
+
+def _tables():
+    rng = np.random.default_rng(5)
+    yield from (s.array() for s in ls.SCENARIO_LIST)
+    for _ in range(15):
+        k, c = rng.integers(1, 6, size=2)
+        yield rng.integers(0, 9, size=(k, c))
+
+
+@pytest.mark.parametrize("table", list(_tables()))
+@pytest.mark.parametrize("average", ["arithmetic", "geometric"])
+def test_explanations_agree_with_the_library(table, average):
+    if table.sum() == 0:
+        return
+    values = mc.evaluate(None, None, contingency=table, average_method=average)
+    exps = explain.explain_all(table, values, average_method=average)
+    assert {e.key for e in exps} >= {"acc", "purity", "ari", "nmi", "ami", "jaccard", "fmi"}
+    for e in exps:
+        if e.derived is not None:
+            assert e.derived == pytest.approx(values[e.key], rel=1e-9, abs=1e-12), e.key
+        assert e.steps and all(s.plugged for s in e.steps)
+
+
+def test_acc_explanation_names_the_matching():
+    ex = explain.explain_acc(np.array([[3, 44, 3], [2, 4, 44]]), 0.88, ["A", "B"], ["1", "2", "3"])
+    text = explain.as_text(ex)
+    assert "A ↔ 2: 44" in text and "B ↔ 3: 44" in text
+    assert "ACC = (44 + 44) / 100 = 0.8800" in text
+    assert "1 (5 points)" in text  # the unmatched cluster
+
+
+def test_null_bands_contain_random_labellings():
+    sizes = [20, 20, 20]
+    ks = [2, 5, 10, 20, 30]
+    b = null_bands.permutation_null(sizes, ks, n_perm=200, seed=0)
+    inside = {m: [] for m in null_bands.NULL_METRICS}
+    for seed in range(20):
+        obs = null_bands.random_labelling_scores(sizes, ks, seed=100 + seed)
+        for m in null_bands.NULL_METRICS:
+            inside[m] += list((obs[m] >= b.lo[m] - 1e-12) & (obs[m] <= b.hi[m] + 1e-12))
+            # far outside never happens: mean ± 5 std holds every draw
+            assert np.all(np.abs(obs[m] - b.exact_mean[m]) <= 5 * b.std[m] + 1e-9), m
+    for m in null_bands.NULL_METRICS:
+        assert np.mean(inside[m]) >= 0.85, m  # a 95% band: ~95 of 100 draws inside
+    # the exact expectation agrees with the Monte Carlo mean (4 standard errors)
+    for m in null_bands.NULL_METRICS:
+        se = b.std[m] / np.sqrt(b.n_perm)
+        assert np.all(np.abs(b.mean[m] - b.exact_mean[m]) <= 4 * se + 1e-9), m
+    # NMI of noise rises with k while ARI/AMI expectations stay at 0
+    assert np.all(np.diff(b.exact_mean["nmi"]) > 0)
+    assert b.exact_mean["nmi"][-1] > 0.2
+
+
+def test_null_band_shortcut_matches_the_library_ami():
+    truth = np.repeat(np.arange(3), 10)
+    pred = np.random.default_rng(2).permutation(np.arange(30) % 6)
+    table = ls.table_of(truth, pred)
+    s = null_bands.null_scores(table, mc.expected_mutual_info(contingency=table), "arithmetic")
+    assert s["ami"] == pytest.approx(mc.adjusted_mutual_info_score(truth, pred), abs=1e-9)
+    assert s["nmi"] == pytest.approx(mc.normalized_mutual_info_score(truth, pred), abs=1e-12)
+
+
+@pytest.mark.parametrize("leak", [0.0, 0.25, 0.5])
+def test_small_coef_leakage_is_sre_and_density_drives_conn(leak):
+    sparse = ls.small_coef(leak, 0.0)
+    dense = ls.small_coef(leak, 1.0)
+    for s in (sparse, dense):
+        assert mc.subspace_preserving_error(s.coef, s.labels).value == pytest.approx(leak)
+    assert mc.connectivity(sparse.coef, sparse.labels).min == 0.0  # pairs only: falls apart
+    assert mc.connectivity(dense.coef, dense.labels).min > 0.5
+
+
+def test_parse_and_clean_tables():
+    assert ls.parse_table("[[3, 44, 3], [2, 4, 44]]").tolist() == [[3, 44, 3], [2, 4, 44]]
+    with pytest.raises(ClustlensInputError, match="row 2"):
+        ls.parse_table("1 2\n3")
+    with pytest.raises(ClustlensInputError, match="whole number"):
+        ls.parse_table("1 x")
+    assert ls.clean_table([[np.nan, -1], ["2.4", 7]]).tolist() == [[0, 0], [2, 7]]
+
+
+def test_move_points_keeps_codes_compact():
+    p = ls.point_set()
+    wrong = np.flatnonzero(p.clusters != p.classes)
+    fixed = ls.move_points(p.clusters, wrong, 1)
+    assert np.array_equal(fixed, p.classes)
+    assert ls.move_points([0, 1, 1], [0], 1).tolist() == [0, 0, 0]
+
+
+# ----------------------------------------------------------------------------- the page
+@pytest.fixture
+def app():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _shown(at, tab: int = 0) -> dict[str, str]:
+    return {m.label: m.value for m in at.tabs[tab].metric}
+
+
+def test_page_opens_on_the_seed_example(app):
+    shown = _shown(app)
+    assert shown["ACC"] == "0.8800"
+    assert shown["ARI"] == "0.6526"
+    assert "ACC = (44 + 44) / 100 = 0.8800" in "\n".join(c.value for c in app.code)
+    assert len(app.latex) >= 5  # formulas rendered by Streamlit's bundled KaTeX
+
+
+def test_each_scenario_button_shows_its_known_values(app):
+    labels = dict((k, lab) for k, lab in [("acc", "ACC"), ("purity", "purity"), ("ari", "ARI"),
+                  ("nmi", "NMI"), ("ami", "AMI"), ("homogeneity", "homogeneity"),
+                  ("completeness", "completeness")])  # fmt: skip
+    for sc in ls.SCENARIO_LIST:
+        app.button(key=f"scn_{sc.key}").click().run()
+        assert not app.exception, (sc.key, [e.value for e in app.exception])
+        shown = _shown(app)
+        for key, expected in sc.expected.items():
+            if key in labels and sc.tolerance < 1e-6:
+                assert shown[labels[key]] == f"{expected:.4f}", (sc.key, key)
+        assert any(sc.explanation[0] in i.value for i in app.info), sc.key
+
+
+def test_typing_a_table_recomputes_every_metric(app):
+    app.text_area(key="learn_table_text").set_value("5 0\n5 0\n0 5").run()
+    app.button(key="learn_table_apply").click().run()
+    shown = _shown(app)
+    assert shown["completeness"] == "1.0000"
+    assert shown["ACC"] == f"{10 / 15:.4f}"
+    app.text_area(key="learn_table_text").set_value("1 x").run()
+    app.button(key="learn_table_apply").click().run()
+    assert any("whole number" in e.value for e in app.error)
+    assert _shown(app)["ACC"] == f"{10 / 15:.4f}"  # the last good table stays
+
+
+def test_moving_points_updates_the_metrics(app):
+    before = _shown(app, 1)
+    assert before["ACC"] == "0.9000"  # three points of B start in A's cluster
+    p = ls.point_set()
+    wrong = [int(i) for i in np.flatnonzero(p.clusters != p.classes)]
+    app.multiselect(key="learn_pick_0").set_value(wrong).run()
+    app.selectbox(key="learn_target").set_value("cluster 2").run()
+    app.button(key="learn_move").click().run()
+    assert not app.exception
+    assert _shown(app, 1)["ACC"] == "1.0000"
+    app.multiselect(key="learn_pick_1").set_value([0]).run()
+    app.selectbox(key="learn_target").set_value("a new cluster").run()
+    app.button(key="learn_move").click().run()
+    assert _shown(app, 1)["ACC"] == f"{29 / 30:.4f}"
+
+
+def test_affinity_sliders_show_the_tradeoff(app):
+    app.slider(key="learn_leak").set_value(0.3).run()
+    app.slider(key="learn_density").set_value(0.0).run()
+    shown = _shown(app, 3)
+    assert shown["SRE (lower is better)"] == "0.3000"
+    assert shown["CONN min λ2 (higher is better)"] == "0.0000"
+    app.slider(key="learn_density").set_value(1.0).run()
+    assert float(_shown(app, 3)["CONN min λ2 (higher is better)"]) > 0.5
