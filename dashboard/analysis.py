@@ -5,12 +5,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from dashboard.export import escape_cell, to_csv, to_json  # noqa: F401  (one implementation)
 
 #: Unmatched clusters beyond this many are summed into one "other clusters" column for display.
 MAX_DISPLAY_COLS = 150
@@ -203,24 +204,6 @@ def display_order(
 
 
 # ---------------------------------------------------------------- export
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def escape_cell(value: Any) -> Any:
-    """Neutralise spreadsheet formulas: a string starting with = + - @ (or tab/CR) gets a '.
-
-    Numbers are left alone (a negative ARI stays a number).
-
-    Examples
-    --------
-    >>> escape_cell("=HYPERLINK(1)"), escape_cell("-1"), escape_cell(-0.5), escape_cell("run1")
-    ("'=HYPERLINK(1)", "'-1", -0.5, 'run1')
-    """
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
-
-
 def mean_std(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> dict[str, dict[str, float]]:
     """Mean and sample standard deviation (ddof=1; 0 for one run) of each numeric key.
 
@@ -257,36 +240,3 @@ def export_rows(
         row.update(metrics)
         rows.append({k: escape_cell(v) for k, v in row.items()})
     return rows
-
-
-def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    """CSV text of ``rows`` (columns = union of keys, in first-seen order), strings escaped."""
-    import csv
-    import io
-
-    cols: list[str] = []
-    for r in rows:
-        cols += [k for k in r if k not in cols]
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: escape_cell(r.get(k, "")) for k in cols})
-    return buf.getvalue()
-
-
-def to_json(payload: Any) -> str:
-    """JSON text with every string value formula-escaped (NaN written as null)."""
-
-    def clean(x: Any) -> Any:
-        if isinstance(x, Mapping):
-            return {str(k): clean(v) for k, v in x.items()}
-        if isinstance(x, (list, tuple)):
-            return [clean(v) for v in x]
-        if isinstance(x, float) and not math.isfinite(x):
-            return None
-        if isinstance(x, np.generic):
-            return clean(x.item())
-        return escape_cell(x)
-
-    return json.dumps(clean(payload), indent=2, ensure_ascii=False)
