@@ -26,6 +26,10 @@ PAGES: dict[str, list[tuple[str, str, str, str]]] = {
         ("views/pairs.py", "Pair confusion", ":material/join_inner:", "pairs"),
         ("views/affinity.py", "Affinity", ":material/hub:", "affinity"),
     ],
+    "Explore": [
+        ("views/sweep.py", "Sweep", ":material/tune:", "sweep"),
+        ("views/multiview.py", "Multi-view", ":material/view_column:", "multiview"),
+    ],
     "Teach": [
         ("views/learn.py", "Learn", ":material/school:", "learn"),
     ],
@@ -52,7 +56,7 @@ def main() -> None:
     st.set_option("client.toolbarMode", "minimal")
     st.set_page_config(
         page_title="clustlens",
-        page_icon=":material/insights:",
+        page_icon="📊",  # an emoji is drawn inline; a :material: icon is fetched from Google
         layout="wide",
         initial_sidebar_state="expanded",
     )

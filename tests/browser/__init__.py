@@ -1,0 +1,1 @@
+"""Real-browser tests: Playwright driving Debian's chromium against a live Streamlit server."""
