@@ -1,0 +1,314 @@
+"""Compute layer of the Multi-view view: data sources, one cached SSF fit, the method protocol.
+
+Same rules as :mod:`dashboard.compute`: caches keyed on strings and numbers (a source key — HW
+subset size and seed, synthetic generator parameters, or the SHA-256 of every uploaded file —
+plus the model parameters); arrays travel as ``_``-prefixed arguments. Loaded data sits in
+``cache_resource`` (read-only arrays, no copy per rerun); results are small (pooled displays
+of the N x N matrices, never the matrices themselves) and sit in ``cache_data``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from dashboard import analysis, compute
+from dashboard.compute_sweep import stratified_subset
+from dashboard.figures import pooling
+from dashboard.state import sha256
+from metrics_core._errors import ClustlensInputError
+
+#: HW points used by default (stratified: 20 per digit): SSF in a few seconds.
+HW_DEFAULT_N = 200
+#: Bins per side of each small affinity panel (pooled block-aware, never across a class).
+PANEL_BINS = 120
+#: The k-NN sizes the baselines try by default (the paper's 5..60 grid is an option).
+QUICK_KNN = (10, 20, 40)
+_CACHE = {"show_spinner": False, "max_entries": 32}
+
+
+@dataclass(frozen=True)
+class MVData:
+    """Multi-view data: ``key`` names it for the caches, ``name`` for people."""
+
+    key: str
+    name: str
+    views: tuple[np.ndarray, ...]
+    labels: np.ndarray
+    view_names: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        return int(self.labels.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return int(np.unique(self.labels).size)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _hw(n: int, seed: int) -> tuple[tuple[np.ndarray, ...], np.ndarray, tuple[str, ...]]:
+    from metrics_core.multiview import load_hw
+
+    views, y, names = load_hw()
+    idx = stratified_subset(y, n, seed)
+    return tuple(_frozen(v[idx]) for v in views), _frozen(np.asarray(y)[idx]), tuple(names)
+
+
+def hw(n: int = HW_DEFAULT_N, seed: int = 0) -> MVData:
+    """HW (six views of the UCI handwritten digits), a stratified subset of ``n`` points."""
+    views, y, names = _hw(int(n), int(seed))
+    size = "all 2,000 digits" if y.size >= 2000 else f"{y.size:,} digits (stratified, seed {seed})"
+    return MVData(
+        f"hw:{int(n)}:{int(seed)}",
+        f"HW, six views: {size}",
+        views,
+        y,
+        names,
+        ("UCI Multiple Features (R.P.W. Duin), CC BY 4.0",),
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _synthetic(n_per: int, k: int, v: int, noise: float, seed: int):
+    from demo_data.multiview_synthetic import make_multiview
+
+    views, y = make_multiview(n_per, k, v, noise=noise, seed=seed)
+    return tuple(_frozen(x) for x in views), _frozen(y)
+
+
+def synthetic(
+    n_per_cluster: int = 30,
+    n_clusters: int = 4,
+    n_views: int = 3,
+    noise: float = 0.3,
+    seed: int = 0,
+) -> MVData:
+    """The synthetic multi-view set (every view merges two clusters; together they separate)."""
+    args = (int(n_per_cluster), int(n_clusters), int(n_views), float(noise), int(seed))
+    views, y = _synthetic(*args)
+    return MVData(
+        "synthetic:" + ":".join(str(a) for a in args),
+        f"synthetic: {args[1]} clusters x {args[0]} points, {args[2]} partial views, "
+        f"noise {args[3]:g}, seed {args[4]}",
+        views,
+        y,
+        tuple(f"view {i + 1}" for i in range(args[2])),
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _parse_view(name: str, digest: str, _data: bytes) -> np.ndarray:
+    from metrics_core.upload_worker import parse_in_worker
+
+    res = parse_in_worker("data", _data, name)
+    X = getattr(res, "matrix", res)
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    return np.asarray(X, dtype=np.float64)
+
+
+def uploaded(files: list[tuple[str, bytes]], labels: tuple[str, bytes]) -> MVData:
+    """The user's views (one file each, points as rows, parsed in the sandboxed worker) and
+    ground-truth labels. Views are used in upload order."""
+    if len(files) < 2:
+        raise ClustlensInputError("upload at least two view files", source="views")
+    views, names = [], []
+    for name, data in files:
+        X = _parse_view(name, sha256(data), data)
+        if X.ndim != 2:
+            raise ClustlensInputError(f"expected a 2-D matrix, got shape {X.shape}", source=name)
+        views.append(_frozen(X))
+        names.append(name)
+    truth = compute.parse_upload("truth", labels[0], labels[1])
+    n = truth.n
+    for name, X in zip(names, views, strict=True):
+        if X.shape[0] != n:
+            hint = " (stored as features x points? transpose it)" if X.shape[1] == n else ""
+            raise ClustlensInputError(
+                f"has {X.shape[0]:,} rows but {labels[0]} has {n:,} labels{hint}", source=name
+            )
+    key = "upload:" + ":".join(sha256(d) for _, d in files) + ":" + truth.key
+    return MVData(
+        key,
+        f"{len(views)} uploaded views, {n:,} points, labels {labels[0]}",
+        tuple(views),
+        _frozen(np.asarray(truth.value)),
+        tuple(names),
+    )
+
+
+# ---------------------------------------------------------------- SSF
+def _codes(labels: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    uniq, codes = np.unique(np.asarray(labels), return_inverse=True)
+    return codes.reshape(-1), [str(u) for u in uniq]
+
+
+def panel_display(M: np.ndarray, labels: np.ndarray, *, symmetrise: bool = True) -> dict:
+    """Block-aware pooled display of ``|M| + |M|ᵀ`` (or of ``M`` itself when
+    ``symmetrise=False``: S is symmetric already), points sorted by ground-truth class."""
+    codes, names = _codes(labels)
+    order = np.argsort(codes, kind="stable")
+    groups = codes[order]
+    bounds = pooling.group_bounds(groups)
+    edges = pooling.bin_edges(bounds, PANEL_BINS)
+    values = pooling.pooled_affinity(M, order, edges)
+    if not symmetrise:
+        values = values / 2.0  # pooled_affinity returns |M| + |M|ᵀ = 2M for symmetric M >= 0
+    return {
+        "values": values.astype(np.float32),
+        "edges": edges,
+        "bounds": bounds,
+        "group_names": [names[g] for g in groups[bounds[:-1]]],
+        "n": len(order),
+        "pooled": len(edges) - 1 < len(order),
+    }
+
+
+@st.cache_data(**_CACHE)
+def _ssf(
+    key: str,
+    alpha: float,
+    beta: float,
+    gamma: float,
+    max_iter: int,
+    tol: float,
+    _views,
+    _labels,
+    _names,
+) -> dict[str, Any]:
+    import metrics_core as mc
+    from metrics_core.multiview import ssf_fit
+
+    y = np.asarray(_labels)
+    k = int(np.unique(y).size)
+    res = ssf_fit(
+        [np.asarray(v) for v in _views],
+        k,
+        alpha=alpha,
+        beta=beta,
+        gamma=gamma,
+        max_iter=max_iter,
+        tol=tol,
+    )
+    metrics = mc.evaluate(y, res.labels)
+    w = np.asarray(res.weights, dtype=float)
+    return {
+        "labels": np.asarray(res.labels),
+        "weights": w,
+        "weights_normalised": w / w.sum() if w.sum() > 0 else w,
+        "objective": [float(o) for o in res.objective],
+        "n_components": int(res.n_components),
+        "n_clusters": k,
+        "n_iter": int(res.n_iter),
+        "converged": bool(res.converged),
+        "seconds": float(res.seconds),
+        "metrics": {m: metrics[m] for m in ("acc", "nmi", "ari", "purity", "pair_f1")},
+        "panels": [panel_display(Z, y) for Z in res.Z],
+        "fused": panel_display(res.S, y, symmetrise=False),
+        "view_names": list(_names),
+    }
+
+
+def ssf(
+    data: MVData,
+    *,
+    alpha: float,
+    beta: float,
+    gamma: float,
+    max_iter: int = 30,
+    tol: float = 1e-6,
+) -> dict[str, Any]:
+    """One SSF fit on ``data`` (features scaled to [-1, 1] as in the paper), cached."""
+    return _ssf(
+        data.key,
+        float(alpha),
+        float(beta),
+        float(gamma),
+        int(max_iter),
+        float(tol),
+        data.views,
+        data.labels,
+        data.view_names,
+    )
+
+
+# ---------------------------------------------------------------- protocol
+@st.cache_data(**_CACHE)
+def _protocol(
+    key: str,
+    runs: int,
+    params: tuple[tuple[str, Any], ...],
+    knn: tuple[int, ...],
+    kmeans_n_init: int,
+    _views,
+    _labels,
+    _names,
+) -> dict[str, Any]:
+    from metrics_core.multiview import METRIC_KEYS, METRIC_LABELS, run_protocol
+
+    res = run_protocol(
+        [np.asarray(v) for v in _views],
+        np.asarray(_labels),
+        runs=runs,
+        view_names=list(_names),
+        ssf_params=dict(params),
+        knn_grid=knn,
+        kmeans_n_init=kmeans_n_init,
+    )
+    table = res.table
+    best = {k: table[f"{k}_mean"].max() for k in METRIC_KEYS}
+    shown = []
+    for method, r in table.iterrows():
+        row: dict[str, Any] = {"method": str(method)}
+        for k in METRIC_KEYS:
+            mark = " ★" if np.isclose(r[f"{k}_mean"], best[k]) else ""
+            row[METRIC_LABELS[k]] = f"{r[f'{k}_mean']:.4f} ± {r[f'{k}_std']:.4f}{mark}"
+        shown.append(row)
+    settings = res.runs.groupby("method", sort=False)["setting"].first().to_dict()
+    for row in shown:
+        row["setting"] = str(settings.get(row["method"], ""))
+    csv_rows = [
+        {"method": str(m), **{c: float(v) for c, v in r.items()}} for m, r in table.iterrows()
+    ]
+    return {
+        "shown": shown,
+        "csv": analysis.to_csv(csv_rows),
+        "latex": res.to_latex(caption=f"Mean ± std over {runs} runs"),
+        "runs": runs,
+        "knn": list(knn),
+    }
+
+
+def protocol(
+    data: MVData,
+    *,
+    runs: int,
+    params: dict[str, Any],
+    knn: tuple[int, ...] = QUICK_KNN,
+    kmeans_n_init: int = 10,
+) -> dict[str, Any]:
+    """SSF and the spectral-clustering baselines over ``runs`` seeded runs: mean ± std table
+    (★ marks the best mean per column), CSV (formula-escaped) and LaTeX (booktabs) texts."""
+    # a k-NN graph needs k < N: small user data would otherwise fail on the larger sizes
+    sizes = tuple(int(k) for k in knn if int(k) < data.n) or (max(1, data.n - 1),)
+    return _protocol(
+        data.key,
+        int(runs),
+        tuple(sorted(params.items())),
+        sizes,
+        int(kmeans_n_init),
+        data.views,
+        data.labels,
+        data.view_names,
+    )

@@ -1,0 +1,506 @@
+"""Compute layer of the Sweep view: data sources, one cached sweep setting at a time, bundles.
+
+Same rules as :mod:`dashboard.compute`: caches are keyed on strings (a source key naming the
+data — generator parameters, an mfeat view, or the SHA-256 of uploaded bytes — the model, the
+parameters as JSON, the seed); arrays travel as ``_``-prefixed arguments that Streamlit does not
+hash. Each setting is scored by :func:`metrics_core.sweep.run_sweep` on a one-setting grid, so
+the dashboard's numbers are exactly the CLI's (row normalisation, spectral clustering seed,
+metric set).
+
+Two caches per setting: the full result with C (``cache_resource``, few entries: C is N x N)
+and the small table row + prediction (``cache_data``, many entries). A sweep is run by the view
+one setting per call, so it can show progress, be stopped and keep what is finished.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+import streamlit as st
+
+from dashboard import analysis, compute
+from dashboard.state import Input, sha256
+from metrics_core._errors import ClustlensInputError
+
+#: Largest grid the view runs (settings); bigger grids are refused with a message.
+MAX_SETTINGS = 400
+#: Points of an mfeat view used by default (stratified subset; 2,000 is the whole view).
+MFEAT_DEFAULT_N = 400
+#: Synthetic defaults: small and *dependent* subspaces (5 x 4 > 15), so the trade-off shows.
+SYNTHETIC_DEFAULTS: dict[str, Any] = {
+    "ambient_dim": 15,
+    "subspace_dim": 4,
+    "n_subspaces": 5,
+    "points_per_subspace": 40,
+    "noise": 0.1,
+    "seed": 0,
+}
+#: The sweep shown on a first visit: LSR over a log grid of λ on the synthetic defaults.
+DEMO_MODEL = "lsr"
+DEMO_GRID = "lambda=1e-3:1e2:9:log"
+_SMALL = {"show_spinner": False, "max_entries": 4096}
+_BIG = {"show_spinner": False, "max_entries": 8}
+
+
+# ---------------------------------------------------------------- data sources
+@dataclass(frozen=True)
+class SweepData:
+    """Data a sweep runs on: ``key`` names it for the caches, ``name`` for people."""
+
+    key: str
+    name: str
+    X: np.ndarray | None
+    labels: np.ndarray | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        if self.labels is not None:
+            return int(self.labels.shape[0])
+        return 0 if self.X is None else int(self.X.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return 0 if self.labels is None else int(np.unique(self.labels).size)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _synthetic(
+    ambient_dim: int,
+    subspace_dim: int,
+    n_subspaces: int,
+    points_per_subspace: int,
+    noise: float,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    from demo_data.synthetic import union_of_subspaces
+
+    try:
+        X, y = union_of_subspaces(
+            ambient_dim, subspace_dim, n_subspaces, points_per_subspace, noise, seed=seed
+        )
+    except ValueError as exc:  # the generator's own size checks
+        raise ClustlensInputError(str(exc), source="synthetic data") from None
+    X.setflags(write=False)
+    y.setflags(write=False)
+    return X, y
+
+
+def synthetic(
+    ambient_dim: int = 15,
+    subspace_dim: int = 4,
+    n_subspaces: int = 5,
+    points_per_subspace: int = 40,
+    noise: float = 0.1,
+    seed: int = 0,
+) -> SweepData:
+    """A union of random subspaces from :func:`demo_data.synthetic.union_of_subspaces`."""
+    args = (
+        int(ambient_dim),
+        int(subspace_dim),
+        int(n_subspaces),
+        int(points_per_subspace),
+        float(noise),
+        int(seed),
+    )
+    X, y = _synthetic(*args)
+    key = "synthetic:" + ":".join(str(a) for a in args)
+    name = (
+        f"synthetic: {args[2]} subspaces of dim {args[1]} in R^{args[0]}, "
+        f"{args[3]} points each, noise {args[4]:g}, seed {args[5]}"
+    )
+    return SweepData(key, name, X, y)
+
+
+def stratified_subset(labels: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """Sorted indices of about ``n`` points, the same share of every class.
+
+    Examples
+    --------
+    >>> stratified_subset(np.repeat([0, 1], 10), 6, 0).size
+    6
+    """
+    labels = np.asarray(labels)
+    classes = np.unique(labels)
+    if n >= labels.size:
+        return np.arange(labels.size)
+    per = max(1, n // classes.size)
+    rng = np.random.default_rng(seed)
+    parts = []
+    for c in classes:
+        members = np.flatnonzero(labels == c)
+        parts.append(rng.choice(members, size=min(per, members.size), replace=False))
+    return np.sort(np.concatenate(parts))
+
+
+@st.cache_resource(show_spinner=False, max_entries=12)
+def _mfeat(view: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    from demo_data.mfeat import load_view
+
+    X, y = load_view(view)
+    idx = stratified_subset(y, n, seed)
+    X, y = np.ascontiguousarray(X[idx]), np.asarray(y[idx])
+    X.setflags(write=False)
+    y.setflags(write=False)
+    return X, y
+
+
+def mfeat_views() -> dict[str, str]:
+    """The handwritten-digit views: name -> description."""
+    from demo_data.mfeat import VIEWS
+
+    return dict(VIEWS)
+
+
+def mfeat(view: str, n: int = MFEAT_DEFAULT_N, seed: int = 0) -> SweepData:
+    """One view of the UCI handwritten digits (a stratified subset of ``n`` points)."""
+    X, y = _mfeat(str(view), int(n), int(seed))
+    whole = X.shape[0] >= 2000
+    size = "all 2,000 digits" if whole else f"{X.shape[0]:,} digits (stratified, seed {seed})"
+    return SweepData(
+        f"mfeat:{view}:{int(n)}:{int(seed)}",
+        f"handwritten digits, view {view}: {size}",
+        X,
+        y,
+        ("UCI Multiple Features (R.P.W. Duin), CC BY 4.0",),
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _parse_data(name: str, digest: str, _data: bytes) -> np.ndarray:
+    from metrics_core.upload_worker import parse_in_worker
+
+    res = parse_in_worker("data", _data, name)
+    X = getattr(res, "matrix", res)
+    if sp.issparse(X):
+        X = X.toarray()
+    return np.asarray(X, dtype=np.float64)
+
+
+def uploaded(x_name: str, x_bytes: bytes, y_name: str, y_bytes: bytes) -> SweepData:
+    """The user's own data X (points as rows) and labels, parsed in the sandboxed worker."""
+    X = _parse_data(x_name, sha256(x_bytes), x_bytes)
+    truth = compute.parse_upload("truth", y_name, y_bytes)
+    y = truth.value
+    if X.ndim != 2:
+        raise ClustlensInputError(f"expected a 2-D matrix, got shape {X.shape}", source=x_name)
+    if X.shape[0] != y.shape[0]:
+        hint = " (stored as features x points? transpose it)" if X.shape[1] == y.shape[0] else ""
+        raise ClustlensInputError(
+            f"has {X.shape[0]:,} rows but {y_name} has {y.shape[0]:,} labels{hint}",
+            source=x_name,
+        )
+    return SweepData(
+        f"upload:{sha256(x_bytes)}:{truth.key}",
+        f"{x_name} ({X.shape[0]:,} points x {X.shape[1]:,} features), labels {y_name}",
+        X,
+        y,
+        truth.notes,
+    )
+
+
+# ---------------------------------------------------------------- models and grids
+def models() -> dict[str, Any]:
+    """The model registry (``metrics_core.models.MODELS``)."""
+    from metrics_core.models import MODELS
+
+    return dict(MODELS)
+
+
+def default_spec(model: str) -> list[str]:
+    """Grid text per parameter: the first parameter swept on its default grid, others fixed."""
+    spec = models()[model]
+    out = []
+    for i, p in enumerate(spec.params):
+        if i == 0 and p.grid:
+            out.append(p.grid)
+        else:
+            out.append(f"{p.name}={_fmt_value(p.default)}")
+    return out
+
+
+def _fmt_value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+@dataclass
+class GridInfo:
+    """A parsed grid: the settings in order, the swept parameters and which are logarithmic."""
+
+    settings: list[dict[str, Any]]
+    swept: tuple[str, ...]
+    log: dict[str, bool]
+    fixed: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_grid(model: str, specs: list[str]) -> GridInfo:
+    """Parse the per-parameter grid texts (``metrics_core.sweep.parse_grid`` syntax) and check
+    every setting against the model before anything runs."""
+    from metrics_core.sweep import parse_grid as _parse
+
+    spec = models()[model]
+    grid = _parse([s for s in specs if s.strip()])
+    for name in grid.names:
+        spec.param(name)
+    n = len(grid)
+    if n > MAX_SETTINGS:
+        raise ClustlensInputError(
+            f"{n:,} settings; the dashboard runs at most {MAX_SETTINGS} (use `clustlens sweep` "
+            "for bigger grids)",
+            source="grid",
+        )
+    settings = grid.settings()
+    for s in settings:
+        spec.resolve(s)
+    swept = tuple(nm for nm in grid.names if len(grid.values(nm)) > 1)
+    fixed = {nm: grid.values(nm)[0] for nm in grid.names if len(grid.values(nm)) == 1}
+    log = {nm: bool(grid.log.get(nm)) or spec.param(nm).log for nm in grid.names}
+    return GridInfo(settings, swept, log, fixed)
+
+
+def setting_label(model: str, params: dict[str, Any], swept: tuple[str, ...] | None = None) -> str:
+    """'lsr λ=0.5' — the parameters that vary (all when ``swept`` is None).
+
+    Examples
+    --------
+    >>> setting_label("ensc", {"lambda": 0.5, "gamma": 50.0}, ("lambda",))
+    'ensc λ=0.5'
+    """
+    names = [k for k in params if swept is None or k in swept] or list(params)
+    greek = {"lambda": "λ", "gamma": "γ"}
+    parts = [f"{greek.get(k, k)}={_fmt_value(params[k])}" for k in names]
+    return f"{model} " + " ".join(parts)
+
+
+# ---------------------------------------------------------------- one setting
+def _params_key(params: dict[str, Any]) -> str:
+    return json.dumps(params, sort_keys=True, default=str)
+
+
+@st.cache_resource(**_BIG)
+def _setting_full(
+    data_key: str, model: str, params_key: str, seed: int, n_clusters: int, _X, _y
+) -> dict[str, Any]:
+    from metrics_core.sweep import run_sweep
+
+    params = json.loads(params_key)
+    grid = {k: [v] for k, v in params.items()}
+    res = run_sweep(_X, _y, model, grid, n_clusters=n_clusters, seed=seed, keep_coef=True)
+    if res.errors or not res.rows:
+        raise ClustlensInputError("; ".join(res.errors) or "no result", source=model)
+    coef = res.coefs[0]
+    if isinstance(coef, np.ndarray):
+        coef.setflags(write=False)  # shared by every session: nobody may change it
+    return {"row": dict(res.rows[0]), "pred": np.asarray(res.predictions[0]), "coef": coef}
+
+
+@st.cache_data(**_SMALL)
+def _setting(
+    data_key: str, model: str, params_key: str, seed: int, n_clusters: int, _X, _y
+) -> tuple[dict[str, Any], np.ndarray]:
+    full = _setting_full(data_key, model, params_key, seed, n_clusters, _X, _y)
+    return dict(full["row"]), full["pred"]
+
+
+def run_setting(
+    data: SweepData, model: str, params: dict[str, Any], *, seed: int, n_clusters: int
+) -> tuple[dict[str, Any], np.ndarray]:
+    """Fit, cluster and score one setting (cached on data key, model, params, seed, K)."""
+    return _setting(
+        data.key, model, _params_key(params), int(seed), int(n_clusters), data.X, data.labels
+    )
+
+
+def setting_coef(
+    data: SweepData, model: str, params: dict[str, Any], *, seed: int, n_clusters: int
+) -> Any:
+    """C of one setting (recomputed if it left the small cache)."""
+    full = _setting_full(
+        data.key, model, _params_key(params), int(seed), int(n_clusters), data.X, data.labels
+    )
+    return full["coef"]
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def demo_sweep() -> dict[str, Any]:
+    """The first-visit sweep: :data:`DEMO_MODEL` over :data:`DEMO_GRID` on the defaults."""
+    data = synthetic(**SYNTHETIC_DEFAULTS)
+    grid = parse_grid(DEMO_MODEL, [DEMO_GRID])
+    rows, preds = [], []
+    for i, params in enumerate(grid.settings):
+        row, pred = run_setting(data, DEMO_MODEL, params, seed=0, n_clusters=data.n_classes)
+        rows.append({**row, "setting": i})
+        preds.append(pred)
+    return {"rows": rows, "grid": grid}
+
+
+# ---------------------------------------------------------------- bundles
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _bundle(name: str, digest: str, n_samples: int | None, _data: bytes) -> Any:
+    from metrics_core._sweep_bundle import load_bundle
+
+    return load_bundle(_data, name, n_samples=n_samples)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _bundle_scored(
+    name: str,
+    digest: str,
+    tkey: str,
+    n_clusters: int,
+    seed: int,
+    orientation: str,
+    _data: bytes,
+    _labels,
+) -> dict[str, Any]:
+    from metrics_core.sweep import score_bundle
+
+    n = None if _labels is None else int(_labels.shape[0])
+    bundle = _bundle(name, digest, n, _data)
+    res = score_bundle(bundle, _labels, n_clusters or None, seed=seed, coef_orientation=orientation)
+    entries = {s.name: i for i, s in enumerate(bundle.settings)}
+    return {
+        "rows": [dict(r) for r in res.rows],
+        "preds": [None if p is None else np.asarray(p) for p in res.predictions],
+        "entry_index": [entries.get(r.get("entry"), -1) for r in res.rows],
+        "errors": list(res.errors),
+        "param_names": tuple(res.param_names),
+        "log": dict(res.log_params),
+        "kind": bundle.kind,
+        "n_settings": res.n_settings,
+    }
+
+
+def bundle(
+    name: str,
+    data: bytes,
+    truth: Input | None,
+    *,
+    n_clusters: int = 0,
+    seed: int = 0,
+    orientation: str = "rows",
+) -> dict[str, Any]:
+    """Load and score an uploaded sweep bundle; per-entry errors come back in ``errors``."""
+    return _bundle_scored(
+        name,
+        sha256(data),
+        "" if truth is None else truth.key,
+        int(n_clusters),
+        int(seed),
+        str(orientation),
+        data,
+        None if truth is None else truth.value,
+    )
+
+
+def bundle_coef(name: str, data: bytes, truth: Input | None, entry_index: int) -> Any:
+    """C of one bundle entry (None for results-only rows)."""
+    n = None if truth is None else truth.n
+    b = _bundle(name, sha256(data), n, data)
+    if entry_index < 0 or entry_index >= len(b.settings):
+        return None
+    return b.settings[entry_index].coef
+
+
+def parse_labels(name: str, data: bytes) -> Input:
+    """Ground-truth labels for a bundle (the sidebar's parser)."""
+    return compute.parse_upload("truth", name, data)
+
+
+# ---------------------------------------------------------------- opening a setting
+def _npy(arr: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(arr), allow_pickle=False)
+    return buf.getvalue()
+
+
+def _npz(m: Any) -> bytes:
+    buf = io.BytesIO()
+    sp.save_npz(buf, sp.csr_matrix(m), compressed=True)
+    return buf.getvalue()
+
+
+def make_inputs(
+    label: str, source_name: str, labels_true: np.ndarray, pred: np.ndarray, coef: Any | None
+) -> tuple[Input, Input, Input | None]:
+    """``Input`` objects (as the sidebar builds them) for one sweep setting.
+
+    The bytes are the arrays serialised as ``.npy`` (labels, dense C) or ``.npz`` (sparse C),
+    so their SHA-256 keys the existing caches exactly as an upload of those files would.
+    """
+    y = np.asarray(labels_true)
+    y_bytes = _npy(y)
+    truth = Input("truth", f"sweep: ground truth of {source_name}", y_bytes, sha256(y_bytes), y)
+    p = np.asarray(pred).reshape(-1)
+    p_bytes = _npy(p)
+    pred_in = Input("pred", f"sweep: {label}", p_bytes, sha256(p_bytes), p)
+    coef_in = None
+    if coef is not None:
+        if sp.issparse(coef):
+            value = sp.csr_array(coef)
+            c_bytes = _npz(value)
+        else:
+            value = np.asarray(coef)
+            c_bytes = _npy(value)
+        coef_in = Input("coef", f"sweep: C of {label}", c_bytes, sha256(c_bytes), value)
+    return truth, pred_in, coef_in
+
+
+# ---------------------------------------------------------------- table helpers
+#: Metrics offered for colouring and plotting, in this order, with display names.
+METRIC_LABELS: dict[str, str] = {
+    "acc": "ACC",
+    "nmi": "NMI",
+    "ari": "ARI",
+    "ami": "AMI",
+    "purity": "purity",
+    "f_measure": "F-measure",
+    "pair_f1": "pair F1",
+    "sre": "SRE",
+    "conn_min": "CONN (min)",
+    "conn_mean": "CONN (mean)",
+    "sparsity": "non-zeros per point",
+    "seconds": "seconds",
+}
+LOWER_IS_BETTER = ("sre", "sparsity", "seconds")
+
+
+def available_metrics(rows: list[dict[str, Any]]) -> list[str]:
+    """Metric columns present (finite somewhere) in ``rows``, in :data:`METRIC_LABELS` order."""
+    out = []
+    for k in METRIC_LABELS:
+        vals = [r.get(k) for r in rows]
+        if any(isinstance(v, (int, float)) and math.isfinite(float(v)) for v in vals):
+            out.append(k)
+    return out
+
+
+def best_index(rows: list[dict[str, Any]], metric: str) -> int | None:
+    """Position in ``rows`` of the best value of ``metric`` (lowest for SRE, sparsity, time)."""
+    vals = np.array([_num(r.get(metric)) for r in rows], dtype=float)
+    if not np.isfinite(vals).any():
+        return None
+    low = metric in LOWER_IS_BETTER or metric.endswith("error")
+    vals = np.where(np.isfinite(vals), vals, np.inf if low else -np.inf)
+    return int(np.argmin(vals) if low else np.argmax(vals))
+
+
+def _num(v: Any) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def table_csv(rows: list[dict[str, Any]], context: dict[str, Any]) -> str:
+    """The sweep table as CSV, context columns first, every string formula-escaped."""
+    out = [{**context, **r} for r in rows]
+    return analysis.to_csv(out)

@@ -1,0 +1,192 @@
+"""Multi-view figures: per-view affinities on one colour scale, view weights, convergence.
+
+Pure builders over the pooled displays of :func:`dashboard.compute_multiview.panel_display`
+(``values`` B x B, ``edges``, ``bounds``, ``group_names``, ``n``, ``pooled``). View names may be
+user file names, so they are escaped with :func:`_style.plain`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dashboard.figures._style import QUALITATIVE, plain_all, style, unique_names
+from dashboard.figures.affinity import AFFINITY_SCALE, TICK_LIMIT, colour_limits
+
+BOUNDARY = {"color": "#d62728", "width": 1}
+
+
+def shared_limits(panels: Sequence[Mapping[str, Any]], log: bool) -> tuple[float, float]:
+    """One colour range for all panels (log: in decades), from all their values together."""
+    values = np.concatenate([np.asarray(p["values"], dtype=np.float64).ravel() for p in panels])
+    return colour_limits(values, log)
+
+
+def affinity_panels(
+    panels: Sequence[Mapping[str, Any]],
+    titles: Sequence[str],
+    *,
+    log: bool = True,
+    colour_title: str = "|Z|+|Z|ᵀ",
+    title: str = "Per-view affinities",
+    shared: bool = True,
+    max_cols: int = 3,
+) -> go.Figure:
+    """Block-structured affinity panels side by side, points sorted by class (red lines).
+
+    With ``shared=True`` every panel uses one colour axis (one colour bar, one range from all
+    panels), so a view whose blocks look fainter really has smaller values — the point of the
+    seed paper's Fig. 2. Panels are drawn from pooled bins, never across a class boundary.
+    """
+    n_panels = len(panels)
+    ncols = max(1, min(max_cols, n_panels))
+    nrows = max(1, math.ceil(n_panels / ncols))
+    fig = make_subplots(
+        rows=nrows,
+        cols=ncols,
+        subplot_titles=plain_all(titles),
+        horizontal_spacing=0.04,
+        vertical_spacing=0.09 if nrows > 1 else 0.05,
+    )
+    lims = shared_limits(panels, log) if panels else (0.0, 1.0)
+    bar_title = f"log10 {colour_title}" if log else colour_title
+    shapes = []
+    for k, p in enumerate(panels):
+        r, c = divmod(k, ncols)
+        values = np.asarray(p["values"], dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            z = np.where(values > 0, np.log10(values), np.nan) if log else values
+        own = lims if shared else colour_limits(values, log)
+        trace: dict[str, Any] = {
+            "z": z.astype(np.float32),
+            "hovertemplate": "row bin %{y}, column bin %{x}<br>"
+            + ("log10 value %{z:.2f}" if log else "value %{z:.3g}")
+            + "<extra>%{fullData.name}</extra>",
+            "name": plain_all([titles[k]])[0],
+        }
+        if shared:
+            trace["coloraxis"] = "coloraxis"
+        else:
+            trace.update(colorscale=AFFINITY_SCALE, zmin=own[0], zmax=own[1], showscale=False)
+        fig.add_trace(go.Heatmap(**trace), row=r + 1, col=c + 1)
+        n_bins = values.shape[0]
+        edges = np.asarray(p["edges"], dtype=np.int64)
+        b_axis = np.searchsorted(edges, np.asarray(p["bounds"], dtype=np.int64))
+        axis = "" if k == 0 else str(k + 1)
+        for b in b_axis[1:-1]:
+            for sh in (
+                {"x0": b - 0.5, "x1": b - 0.5, "y0": -0.5, "y1": n_bins - 0.5},
+                {"y0": b - 0.5, "y1": b - 0.5, "x0": -0.5, "x1": n_bins - 0.5},
+            ):
+                shapes.append(
+                    {"type": "line", "xref": f"x{axis}", "yref": f"y{axis}", "line": BOUNDARY, **sh}
+                )
+        names = unique_names(plain_all(p["group_names"]))
+        centres = ((b_axis[:-1] + b_axis[1:]) / 2 - 0.5).tolist()
+        ticks: dict[str, Any] = {"showticklabels": False, "ticks": ""}
+        if len(names) <= TICK_LIMIT:
+            ticks = {"tickmode": "array", "tickvals": centres, "ticktext": names}
+        fig.update_xaxes(
+            range=[-0.5, n_bins - 0.5],
+            showgrid=False,
+            zeroline=False,
+            constrain="domain",
+            tickfont={"size": 10},
+            row=r + 1,
+            col=c + 1,
+            **ticks,
+        )
+        fig.update_yaxes(
+            range=[n_bins - 0.5, -0.5],
+            showgrid=False,
+            zeroline=False,
+            scaleanchor=f"x{axis}",
+            constrain="domain",
+            tickfont={"size": 10},
+            row=r + 1,
+            col=c + 1,
+            **ticks,
+        )
+    fig.update_layout(shapes=shapes, plot_bgcolor="white")
+    if shared:
+        bar: dict[str, Any] = {"title": {"text": bar_title}, "thickness": 14}
+        if log:
+            tv = np.arange(np.ceil(lims[0]), np.floor(lims[1]) + 1)
+            bar.update(tickvals=tv.tolist(), ticktext=[f"1e{int(t)}" for t in tv])
+        fig.update_layout(
+            coloraxis={
+                "colorscale": AFFINITY_SCALE,
+                "cmin": lims[0],
+                "cmax": lims[1],
+                "colorbar": bar,
+            }
+        )
+    pooled = any(bool(p.get("pooled")) for p in panels)
+    n = int(panels[0]["n"]) if panels else 0
+    note = (
+        f"{n:,} points sorted by class (class boundaries in red)"
+        + ("; block means within classes" if pooled else "")
+        + ("; one colour scale for all panels" if shared and n_panels > 1 else "")
+    )
+    height = 330 * nrows + 130 if n_panels > 1 else 480
+    fig = style(fig, f"{title}<br><sup>{note}</sup>", height=height)
+    fig.update_layout(
+        margin={"t": 110, "l": 40, "b": 40}
+    )  # room for the subplot titles under the title
+    return fig
+
+
+def weights_bar(names: Sequence[str], weights: Sequence[float], raw: Sequence[float]) -> go.Figure:
+    """Learned view weights (normalised to sum 1; the raw ``w_v`` in the hover)."""
+    labels = unique_names(plain_all(names))
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=list(map(float, weights)),
+            customdata=list(map(float, raw)),
+            marker_color=[QUALITATIVE[i % len(QUALITATIVE)] for i in range(len(labels))],
+            hovertemplate="%{x}: %{y:.3f} of the total<br>w = %{customdata:.4g}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(type="category", title="view")
+    fig.update_yaxes(title="weight (share of the sum)", rangemode="tozero")
+    fig = style(
+        fig,
+        "View weights w_v = 1 / (2‖S − γ F_v F_vᵀ‖)<br><sup>normalised to sum 1</sup>",
+        height=360,
+    )
+    fig.update_layout(margin={"l": 70, "b": 60})
+    return fig
+
+
+def convergence_figure(objective: Sequence[float], *, converged: bool | None = None) -> go.Figure:
+    """The SSF objective per outer iteration (iteration 0 = the initialisation)."""
+    y = np.asarray(objective, dtype=float)
+    fig = go.Figure(
+        go.Scatter(
+            x=list(range(len(y))),
+            y=y,
+            mode="lines+markers",
+            marker={"size": 7},
+            line={"color": QUALITATIVE[0], "width": 2},
+            hovertemplate="iteration %{x}: J = %{y:.6g}<extra></extra>",
+        )
+    )
+    positive = y.size > 0 and bool(np.all(y > 0)) and y.max() / max(y.min(), 1e-300) > 20
+    fig.update_xaxes(title="outer iteration", dtick=1 if len(y) <= 15 else None)
+    fig.update_yaxes(title="objective J" + (" (log)" if positive else ""))
+    if positive:
+        fig.update_yaxes(type="log")
+    state = "" if converged is None else (" · converged" if converged else " · hit max_iter")
+    fig = style(
+        fig,
+        f"Convergence: objective per iteration<br><sup>{len(y) - 1} iterations{state}</sup>",
+        height=360,
+    )
+    fig.update_layout(margin={"l": 70, "b": 60})
+    return fig

@@ -1,0 +1,356 @@
+"""Sweep figures: the SRE–CONN trade-off, metrics against parameters, two-parameter heatmaps.
+
+Pure builders: they take the sweep table (a list of flat row dicts, as
+:func:`metrics_core.sweep.run_sweep` produces) and return ``go.Figure``. Parameter values may
+come from an uploaded manifest, so every value shown is escaped with :func:`_style.plain`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dashboard.figures._style import NEUTRAL, QUALITATIVE, plain, style
+
+METRIC_SCALE = "Viridis"
+BEST_COLOUR = "#d62728"
+
+
+def _num(v: Any) -> float:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+    return f
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def is_numeric(values: Sequence[Any]) -> bool:
+    """All values are finite numbers (else the parameter is drawn as categories)."""
+    return bool(values) and all(
+        isinstance(v, (int, float, np.integer, np.floating))
+        and not isinstance(v, bool)
+        and math.isfinite(float(v))
+        for v in values
+    )
+
+
+def is_log_grid(values: Sequence[Any]) -> bool:
+    """Positive values evenly spaced in log spanning at least a factor 50 (then use a log axis).
+
+    Examples
+    --------
+    >>> is_log_grid([0.001, 0.01, 0.1, 1.0]), is_log_grid([0.1, 0.2, 0.3])
+    (True, False)
+    """
+    if not is_numeric(values):
+        return False
+    v = np.unique(np.asarray(values, dtype=float))
+    if v.size < 3 or v[0] <= 0:
+        return False
+    steps = np.diff(np.log(v))
+    return bool(np.allclose(steps, steps[0], rtol=0.05) and v[-1] / v[0] >= 50)
+
+
+def _hover(row: Mapping[str, Any], params: Sequence[str], metrics: Mapping[str, str]) -> str:
+    """Hover text of one setting: its parameters then its metrics (all escaped)."""
+    lines = [f"<b>{plain(p)} = {plain(_fmt(row.get(p)))}</b>" for p in params]
+    for k, label in metrics.items():
+        if k in row and math.isfinite(_num(row.get(k))):
+            lines.append(f"{plain(label)}: {_num(row[k]):.4g}")
+    if row.get("entry") not in (None, ""):
+        lines.append(f"entry: {plain(row['entry'])}")
+    return "<br>".join(lines)
+
+
+def _line_groups(rows: Sequence[Mapping[str, Any]], params: Sequence[str]) -> list[list[int]]:
+    """Row positions joined by one line: along the first parameter, one line per value of the
+    others, each in the first parameter's order (numeric when possible)."""
+    if not params:
+        return [list(range(len(rows)))]
+    first, rest = params[0], list(params[1:])
+    groups: dict[tuple, list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(tuple(str(r.get(p)) for p in rest), []).append(i)
+    firsts = [rows[i].get(first) for i in range(len(rows))]
+    numeric = is_numeric(firsts)
+    out = []
+    for members in groups.values():
+        if numeric:
+            members = sorted(members, key=lambda i: float(rows[i].get(first)))
+        out.append(members)
+    return out
+
+
+def tradeoff_figure(
+    rows: Sequence[Mapping[str, Any]],
+    params: Sequence[str],
+    *,
+    color_by: str = "acc",
+    conn_key: str = "conn_min",
+    labels: Mapping[str, str] | None = None,
+    best: int | None = None,
+    best_metric: str | None = None,
+    title: str = "",
+) -> go.Figure:
+    """SRE (x) against CONN (y): one marker per setting, joined in parameter order, coloured by
+    ``color_by``; ``best`` (a position in ``rows``) is ringed and named.
+
+    Lower SRE (fewer coefficients across subspaces) and higher CONN (better connected classes)
+    are both good: the best region is the top left.
+    """
+    labels = dict(labels or {})
+    name = labels.get(conn_key, conn_key)
+    fig = go.Figure()
+    x = np.array([_num(r.get("sre")) for r in rows])
+    y = np.array([_num(r.get(conn_key)) for r in rows])
+    ok = np.isfinite(x) & np.isfinite(y)
+    if not ok.any():
+        fig.add_annotation(
+            text="This sweep has no SRE / CONN values (results without coefficient matrices "
+            "and without these columns).",
+            showarrow=False,
+            x=0.5,
+            y=0.5,
+            xref="paper",
+            yref="paper",
+        )
+        return style(fig, title or "SRE against CONN", height=480)
+    multi = len(params) > 1
+    for g, members in enumerate(_line_groups(rows, params)):
+        members = [i for i in members if ok[i]]
+        if len(members) < 2:
+            continue
+        rest = ", ".join(f"{p}={_fmt(rows[members[0]].get(p))}" for p in params[1:])
+        fig.add_trace(
+            go.Scatter(
+                x=x[members],
+                y=y[members],
+                mode="lines",
+                line={
+                    "color": QUALITATIVE[g % len(QUALITATIVE)] if multi else NEUTRAL,
+                    "width": 1.5,
+                },
+                name=plain(rest) if multi else "parameter order",
+                hoverinfo="skip",
+                showlegend=multi,
+            )
+        )
+    hover_metrics = {k: labels.get(k, k) for k in ("acc", "nmi", "ari", "sre", conn_key)}
+    hover_metrics[color_by] = labels.get(color_by, color_by)
+    idx = np.flatnonzero(ok)
+    colour = np.array([_num(rows[i].get(color_by)) for i in idx])
+    marker: dict[str, Any] = {"size": 11, "line": {"color": "white", "width": 1}}
+    if np.isfinite(colour).any():
+        marker.update(
+            color=np.where(np.isfinite(colour), colour, np.nan),
+            colorscale=METRIC_SCALE,
+            showscale=True,
+            colorbar={"title": {"text": plain(labels.get(color_by, color_by))}, "thickness": 14},
+        )
+    else:
+        marker["color"] = NEUTRAL
+    fig.add_trace(
+        go.Scatter(
+            x=x[idx],
+            y=y[idx],
+            mode="markers",
+            marker=marker,
+            text=[_hover(rows[i], params, hover_metrics) for i in idx],
+            customdata=idx.tolist(),  # row positions: a selected point names its setting
+            hovertemplate="%{text}<extra></extra>",
+            name="settings",
+            showlegend=False,
+        )
+    )
+    if best is not None and 0 <= best < len(rows) and ok[best]:
+        what = labels.get(best_metric or color_by, best_metric or color_by)
+        setting = ", ".join(f"{p}={_fmt(rows[best].get(p))}" for p in params)
+        fig.add_trace(
+            go.Scatter(
+                x=[x[best]],
+                y=[y[best]],
+                mode="markers",
+                marker={
+                    "symbol": "star",
+                    "size": 20,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"color": BEST_COLOUR, "width": 2},
+                },
+                name=plain(f"best {what}: {setting}"),
+                hoverinfo="skip",
+                showlegend=True,
+            )
+        )
+    fig.update_xaxes(title="SRE (lower: fewer coefficients across subspaces)")
+    fig.update_yaxes(title=f"{plain(name)} (higher: better connected classes)")
+    fig.update_layout(
+        legend={"orientation": "h", "y": -0.18, "x": 0},
+        plot_bgcolor="white",
+    )
+    fig.update_xaxes(showgrid=True, gridcolor="#eee", zeroline=False)
+    fig.update_yaxes(showgrid=True, gridcolor="#eee", zeroline=False)
+    head = title or "SRE–CONN trade-off"
+    sub = (
+        f"one marker per setting, joined in parameter order, colour = "
+        f"{plain(labels.get(color_by, color_by))}; top left is best"
+    )
+    return _fit_margins(style(fig, f"{head}<br><sup>{sub}</sup>", height=520))
+
+
+def metrics_vs_param(
+    rows: Sequence[Mapping[str, Any]],
+    param: str,
+    metrics: Sequence[str],
+    *,
+    others: Sequence[str] = (),
+    log_x: bool = False,
+    labels: Mapping[str, str] | None = None,
+    best: int | None = None,
+) -> go.Figure:
+    """One small panel per metric against ``param`` (log x axis when ``log_x``); with other swept
+    parameters, one line per value of them. ``best`` (a row position) is ringed in every panel."""
+    labels = dict(labels or {})
+    metrics = list(metrics)
+    ncols = min(3, max(1, len(metrics)))
+    nrows = max(1, math.ceil(len(metrics) / ncols))
+    fig = make_subplots(
+        rows=nrows,
+        cols=ncols,
+        subplot_titles=[plain(labels.get(m, m)) for m in metrics],
+        horizontal_spacing=0.07,
+        vertical_spacing=0.14 if nrows > 1 else 0.1,
+    )
+    xs_all = [rows[i].get(param) for i in range(len(rows))]
+    numeric = is_numeric(xs_all)
+    groups = _line_groups(rows, [param, *others])
+    for k, m in enumerate(metrics):
+        r, c = divmod(k, ncols)
+        for g, members in enumerate(groups):
+            ys = [_num(rows[i].get(m)) for i in members]
+            xs = [rows[i].get(param) if numeric else plain(rows[i].get(param)) for i in members]
+            rest = ", ".join(f"{p}={_fmt(rows[members[0]].get(p))}" for p in others)
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=ys,
+                    mode="lines+markers",
+                    line={"color": QUALITATIVE[g % len(QUALITATIVE)], "width": 1.8},
+                    marker={"size": 6},
+                    name=plain(rest) if others else plain(labels.get(m, m)),
+                    legendgroup=str(g),
+                    showlegend=bool(others) and k == 0,
+                    hovertemplate=f"{plain(param)}=%{{x}}<br>{plain(labels.get(m, m))}"
+                    "=%{y:.4g}<extra></extra>",
+                ),
+                row=r + 1,
+                col=c + 1,
+            )
+        if best is not None and 0 <= best < len(rows):
+            bx = rows[best].get(param)
+            fig.add_trace(
+                go.Scatter(
+                    x=[bx if numeric else plain(bx)],
+                    y=[_num(rows[best].get(m))],
+                    mode="markers",
+                    marker={
+                        "symbol": "star",
+                        "size": 14,
+                        "color": "rgba(0,0,0,0)",
+                        "line": {"color": BEST_COLOUR, "width": 2},
+                    },
+                    showlegend=False,
+                    hoverinfo="skip",
+                ),
+                row=r + 1,
+                col=c + 1,
+            )
+        last_row = k + ncols >= len(metrics)  # x titles only under the lowest panels
+        fig.update_xaxes(
+            type="log" if (log_x and numeric) else ("linear" if numeric else "category"),
+            title=(plain(param) + (" (log scale)" if log_x and numeric else ""))
+            if last_row
+            else None,
+            row=r + 1,
+            col=c + 1,
+        )
+    fig.update_layout(legend={"orientation": "h", "y": -0.12, "x": 0}, plot_bgcolor="white")
+    fig.update_xaxes(showgrid=True, gridcolor="#eee")
+    fig.update_yaxes(showgrid=True, gridcolor="#eee")
+    return _fit_margins(
+        style(
+            fig,
+            f"Each metric against {plain(param)}"
+            + ("<br><sup>★ the best setting</sup>" if best is not None else ""),
+            height=300 * nrows + 120,
+        )
+    )
+
+
+def param_heatmap(
+    rows: Sequence[Mapping[str, Any]],
+    p_x: str,
+    p_y: str,
+    metric: str,
+    *,
+    labels: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """``metric`` over a two-parameter grid (a parameter-sensitivity figure): ``p_x`` across,
+    ``p_y`` down, cell text the value. Parameter values are categories (a log grid reads evenly);
+    missing settings are blank."""
+    labels = dict(labels or {})
+    xs = _ordered([r.get(p_x) for r in rows])
+    ys = _ordered([r.get(p_y) for r in rows])
+    z = np.full((len(ys), len(xs)), np.nan)
+    xi = {str(v): i for i, v in enumerate(xs)}
+    yi = {str(v): i for i, v in enumerate(ys)}
+    for r in rows:
+        z[yi[str(r.get(p_y))], xi[str(r.get(p_x))]] = _num(r.get(metric))
+    name = labels.get(metric, metric)
+    xt = [plain(_fmt(v)) for v in xs]
+    yt = [plain(_fmt(v)) for v in ys]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=xt,
+            y=yt,
+            colorscale=METRIC_SCALE,
+            texttemplate="%{z:.3f}",
+            hovertemplate=f"{plain(p_x)}=%{{x}}<br>{plain(p_y)}=%{{y}}<br>"
+            f"{plain(name)}=%{{z:.4f}}<extra></extra>",
+            colorbar={"title": {"text": plain(name)}, "thickness": 12},
+        )
+    )
+    fig.update_xaxes(type="category", title=plain(p_x))
+    fig.update_yaxes(type="category", title=plain(p_y), autorange="reversed")
+    return _fit_margins(style(fig, f"{plain(name)} over {plain(p_x)} × {plain(p_y)}", height=360))
+
+
+def _fit_margins(fig: go.Figure) -> go.Figure:
+    """Let Plotly grow the margins to fit tick labels and axis titles (the shared style keeps
+    them tight), with a floor that holds them in static exports too."""
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    fig.update_layout(margin={"l": 70, "b": 60})
+    return fig
+
+
+def _ordered(values: Sequence[Any]) -> list[Any]:
+    """Distinct values, numerically sorted when all numeric, else in first-seen order."""
+    seen: dict[str, Any] = {}
+    for v in values:
+        seen.setdefault(str(v), v)
+    out = list(seen.values())
+    if is_numeric(out):
+        out.sort(key=float)
+    return out

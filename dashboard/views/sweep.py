@@ -1,0 +1,605 @@
+"""Sweep: the SRE–CONN trade-off across a parameter grid, from built-in models or an upload.
+
+The sweep being shown lives in ``AppState.extras["sweep"]`` (a plain dict): the data, the model,
+the settings, the finished rows. A run computes one setting per call of the compute layer (each
+cached on data key, model, parameters, seed) and reruns the page every few seconds, so progress
+shows, the Stop button works and finished settings survive a stop or a page switch.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from dashboard import compute_sweep as cs
+from dashboard import state, ui
+from dashboard.figures.sweep import (
+    is_log_grid,
+    metrics_vs_param,
+    param_heatmap,
+    tradeoff_figure,
+)
+from dashboard.state import K_ACTIVE, K_ORIENT
+
+RUN_KEY = "sweep"
+MSG_KEY = "sweep_message"
+#: A running sweep reruns the page after this many seconds of computing (shows partial results
+#: and gives the Stop button its turn).
+CHUNK_SECONDS = 2.0
+SOURCES = {
+    "synthetic": "synthetic union of subspaces",
+    "mfeat": "handwritten digits (one view)",
+    "upload": "your data X + labels",
+    "bundle": "a sweep you ran (bundle upload)",
+}
+DEFAULT_PLOTTED = ["acc", "nmi", "sre", "conn_min", "conn_mean", "sparsity"]
+LABELS = cs.METRIC_LABELS
+
+
+# ---------------------------------------------------------------- run state
+def _demo_run() -> dict[str, Any]:
+    demo = cs.demo_sweep()
+    data = cs.synthetic(**cs.SYNTHETIC_DEFAULTS)
+    grid = demo["grid"]
+    return {
+        "kind": "model",
+        "demo": True,
+        "data": data,
+        "model": cs.DEMO_MODEL,
+        "grid": grid,
+        "seed": 0,
+        "n_clusters": data.n_classes,
+        "rows": {i: r for i, r in enumerate(demo["rows"])},
+        "status": "done",
+        "seconds": 0.0,
+        "errors": [],
+    }
+
+
+def _run(s: state.AppState) -> dict[str, Any]:
+    if RUN_KEY not in s.extras:
+        s.extras[RUN_KEY] = _demo_run()
+    return s.extras[RUN_KEY]
+
+
+def _rows(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """Finished rows in grid order (bundle rows as scored)."""
+    if run["kind"] == "bundle":
+        return run["rows"]
+    return [run["rows"][i] for i in sorted(run["rows"])]
+
+
+def _swept(run: dict[str, Any]) -> tuple[str, ...]:
+    if run["kind"] == "bundle":
+        rows = run["rows"]
+        names = run["param_names"]
+        return tuple(n for n in names if len({str(r.get(n)) for r in rows}) > 1) or tuple(names)
+    grid = run["grid"]
+    if grid.swept:
+        return grid.swept
+    return tuple(grid.settings[0]) if grid.settings else ()
+
+
+def _log(run: dict[str, Any], name: str, rows: list[dict[str, Any]]) -> bool:
+    flag = run["log"].get(name) if run["kind"] == "bundle" else run["grid"].log.get(name)
+    return bool(flag) or is_log_grid([r.get(name) for r in rows])
+
+
+# ---------------------------------------------------------------- data source widgets
+def _source_data(source: str) -> cs.SweepData | None:
+    if source == "synthetic":
+        d = cs.SYNTHETIC_DEFAULTS
+        c = st.columns(6)
+        kw = {
+            "ambient_dim": c[0].number_input(
+                "ambient dim", 2, 500, d["ambient_dim"], key="sw_amb", persist_state="session"
+            ),
+            "subspace_dim": c[1].number_input(
+                "subspace dim", 1, 100, d["subspace_dim"], key="sw_sub", persist_state="session"
+            ),
+            "n_subspaces": c[2].number_input(
+                "subspaces", 2, 20, d["n_subspaces"], key="sw_nsub", persist_state="session"
+            ),
+            "points_per_subspace": c[3].number_input(
+                "points each",
+                3,
+                500,
+                d["points_per_subspace"],
+                key="sw_pps",
+                persist_state="session",
+            ),
+            "noise": c[4].number_input(
+                "noise", 0.0, 5.0, d["noise"], 0.05, key="sw_noise", persist_state="session"
+            ),
+            "seed": c[5].number_input("data seed", 0, 10_000, 0, key="sw_dseed"),
+        }
+        if kw["n_subspaces"] * kw["subspace_dim"] <= kw["ambient_dim"]:
+            ui.note(
+                "subspaces · dim ≤ ambient dim: the subspaces are independent, so even dense "
+                "LSR is subspace preserving (SRE ≈ 0); raise the count or dimension to see "
+                "the trade-off"
+            )
+        return cs.synthetic(**kw)
+    if source == "mfeat":
+        views = cs.mfeat_views()
+        c1, c2, c3 = st.columns([3, 2, 1])
+        view = c1.selectbox(
+            "view",
+            list(views),
+            format_func=lambda v: f"{v}: {views[v]}",
+            key="sw_view",
+            persist_state="session",
+        )
+        n = c2.slider(
+            "points (stratified subset; 2,000 = all)",
+            100,
+            2000,
+            cs.MFEAT_DEFAULT_N,
+            100,
+            key="sw_mfeat_n",
+            persist_state="session",
+        )
+        seed = c3.number_input("subset seed", 0, 10_000, 0, key="sw_mfeat_seed")
+        return cs.mfeat(view, n, seed)
+    c1, c2 = st.columns(2)
+    fx = c1.file_uploader(
+        "Data X (.csv, .npy, .mat; points as rows)",
+        type=["csv", "txt", "npy", "npz", "mat"],
+        key="sw_up_x",
+    )
+    fy = c2.file_uploader(
+        "Ground-truth labels", type=["txt", "csv", "tsv", "npy", "mat"], key="sw_up_y"
+    )
+    if fx is None or fy is None:
+        st.info("Upload a data matrix X and its ground-truth labels to run a sweep on them.")
+        return None
+    return cs.uploaded(fx.name, fx.getvalue(), fy.name, fy.getvalue())
+
+
+def _grid_widgets(data: cs.SweepData, s: state.AppState) -> None:
+    models = cs.models()
+    c1, c2, c3 = st.columns([3, 1, 1])
+    model = c1.selectbox(
+        "model",
+        list(models),
+        format_func=lambda m: models[m].label,
+        key="sw_model",
+        persist_state="session",
+    )
+    spec = models[model]
+    ui.note(spec.description)
+    k = c2.number_input(
+        "clusters K (0 = classes)", 0, 500, 0, key="sw_k", help="for spectral clustering"
+    )
+    seed = c3.number_input("clustering seed", 0, 10_000, 0, key="sw_seed")
+    defaults = cs.default_spec(model)
+    cols = st.columns(len(spec.params))
+    texts = []
+    for col, p, default in zip(cols, spec.params, defaults, strict=True):
+        texts.append(
+            col.text_input(
+                p.name,
+                default,
+                key=f"sw_grid_{model}_{p.name}",
+                help=f"{p.description}. Grid: name=start:stop:count, name=start:stop:count:log "
+                "or name=v1,v2,...; one value fixes the parameter.",
+            )
+        )
+    grid = cs.parse_grid(model, texts)
+    n_k = int(k) or data.n_classes
+    ui.note(
+        f"{len(grid.settings)} settings on {data.name}; spectral clustering into {n_k} clusters "
+        f"(seed {int(seed)}); rows of X scaled to unit norm"
+    )
+    run = s.extras.get(RUN_KEY, {})
+    running = run.get("status") == "running"
+    if st.button("Run sweep", type="primary", key="sw_run", disabled=running):
+        s.extras[RUN_KEY] = {
+            "kind": "model",
+            "demo": False,
+            "data": data,
+            "model": model,
+            "grid": grid,
+            "seed": int(seed),
+            "n_clusters": n_k,
+            "rows": {},
+            "status": "running",
+            "seconds": 0.0,
+            "errors": [],
+        }
+
+
+def _bundle_widgets(s: state.AppState) -> None:
+    c1, c2 = st.columns(2)
+    fb = c1.file_uploader(
+        "Sweep bundle: .zip (params.csv + one C per setting), .mat (cell array + parameter "
+        "vectors) or a results-only .csv",
+        type=["zip", "mat", "csv"],
+        key="sw_up_bundle",
+    )
+    fy = c2.file_uploader(
+        "Ground-truth labels (not needed for a results-only CSV)",
+        type=["txt", "csv", "tsv", "npy", "mat"],
+        key="sw_up_bundle_y",
+    )
+    c3, c4, c5 = st.columns(3)
+    orient = c3.radio(
+        "C stores each point's coefficients in its",
+        ["rows", "columns"],
+        horizontal=True,
+        key="sw_bundle_orient",
+        help="MATLAB codes (SSC, SSC-OMP) store points as columns",
+    )
+    k = c4.number_input("clusters K (0 = classes)", 0, 500, 0, key="sw_bundle_k")
+    seed = c5.number_input("clustering seed", 0, 10_000, 0, key="sw_bundle_seed")
+    if fb is None:
+        st.info("Upload a sweep bundle to score it.")
+        return
+    if st.button("Score bundle", type="primary", key="sw_score"):
+        truth = None
+        if fy is not None:
+            truth = cs.parse_labels(fy.name, fy.getvalue())
+        with st.spinner("scoring the bundle (spectral clustering of every setting) …"):
+            res = cs.bundle(
+                fb.name,
+                fb.getvalue(),
+                truth,
+                n_clusters=int(k),
+                seed=int(seed),
+                orientation=orient,
+            )
+        s.extras[RUN_KEY] = {
+            "kind": "bundle",
+            "demo": False,
+            "name": fb.name,
+            "bytes": fb.getvalue(),
+            "truth": truth,
+            "orientation": orient,
+            "model": "bundle",
+            "rows": res["rows"],
+            "preds": res["preds"],
+            "entry_index": res["entry_index"],
+            "param_names": res["param_names"],
+            "log": res["log"],
+            "status": "done",
+            "errors": res["errors"],
+            "n_settings": res["n_settings"],
+            "seconds": 0.0,
+        }
+
+
+# ---------------------------------------------------------------- running
+def _advance(run: dict[str, Any], box: Any) -> None:
+    """Compute pending settings for about :data:`CHUNK_SECONDS`, then rerun (or finish).
+
+    The Stop button and the progress bar go into ``box`` (above the results)."""
+    n = len(run["grid"].settings)
+    with box:
+        st.button("Stop", key="sw_stop", on_click=_stop, icon=":material/stop:")
+        bar = st.progress(len(run["rows"]) / max(n, 1), text=_progress_text(run))
+    t_chunk = time.perf_counter()
+    pending = [i for i in range(n) if i not in run["rows"]]
+    for i in pending:
+        if run["status"] != "running":
+            return
+        params = run["grid"].settings[i]
+        t0 = time.perf_counter()
+        try:
+            row, _pred = cs.run_setting(
+                run["data"], run["model"], params, seed=run["seed"], n_clusters=run["n_clusters"]
+            )
+            run["rows"][i] = {**row, "setting": i}
+        except Exception as exc:  # one bad setting must not end the sweep
+            label = cs.setting_label(run["model"], params)
+            run["errors"].append(f"{label}: {exc}")
+            run["rows"][i] = {"setting": i, **params, "error": str(exc)}
+        run["seconds"] += time.perf_counter() - t0
+        bar.progress(len(run["rows"]) / max(n, 1), text=_progress_text(run))
+        if time.perf_counter() - t_chunk > CHUNK_SECONDS and len(run["rows"]) < n:
+            st.rerun()
+    run["status"] = "done"
+    st.rerun()
+
+
+def _progress_text(run: dict[str, Any]) -> str:
+    n = len(run["grid"].settings)
+    done = len(run["rows"])
+    el = run["seconds"]
+    rem = el / done * (n - done) if done else float("nan")
+    rem_s = f"~{rem:.0f} s left" if np.isfinite(rem) else "estimating time left"
+    return f"setting {done} of {n} · {el:.1f} s elapsed · {rem_s}"
+
+
+def _stop() -> None:
+    run = state.get().extras.get(RUN_KEY)
+    if run is not None and run.get("status") == "running":
+        run["status"] = "stopped"
+
+
+# ---------------------------------------------------------------- opening a setting
+def _inputs_for(run: dict[str, Any], pos: int):
+    rows = _rows(run)
+    row = rows[pos]
+    swept = _swept(run)
+    if run["kind"] == "bundle":
+        truth = run["truth"]
+        if truth is None:
+            raise ValueError("a results-only sweep has no labels or C to open")
+        pred = run["preds"][pos]
+        if pred is None:
+            raise ValueError("this setting has no prediction to open")
+        params = {p: row.get(p) for p in run["param_names"]}
+        label = f"{run['name']} " + " ".join(f"{k}={row.get(k)}" for k in swept or params)
+        coef = cs.bundle_coef(run["name"], run["bytes"], truth, run["entry_index"][pos])
+        return cs.make_inputs(label, run["name"], truth.value, pred, coef)
+    params = run["grid"].settings[row["setting"]]
+    data = run["data"]
+    kw = {"seed": run["seed"], "n_clusters": run["n_clusters"]}
+    _row, pred = cs.run_setting(data, run["model"], params, **kw)
+    coef = cs.setting_coef(data, run["model"], params, **kw)
+    label = cs.setting_label(run["model"], params, swept)
+    return cs.make_inputs(label, data.name, data.labels, pred, coef)
+
+
+def _open(pos: int) -> None:
+    """Button callback: put the setting's labels, prediction and C into the app state."""
+    s = state.get()
+    run = s.extras.get(RUN_KEY)
+    try:
+        truth, pred, coef = _inputs_for(run, pos)
+    except Exception as exc:
+        s.extras[MSG_KEY] = ("error", f"could not open this setting: {exc}")
+        return
+    if s.truth is not None and s.truth.sha256 == truth.sha256:
+        truth = s.truth  # same ground truth: keep the predictions opened before, to compare
+        keep = [p for p in s.preds if p.n == truth.n and p.name != pred.name]
+    else:
+        keep = []
+    s.truth = truth
+    s.preds = [*keep, pred]
+    if coef is not None:
+        s.coef = coef
+        st.session_state[K_ORIENT] = run.get("orientation", "rows")
+    elif s.coef is not None and s.coef.n != truth.n:
+        s.coef = None
+    st.session_state[K_ACTIVE] = pred.name
+    s.messages = [("success", f"opened {pred.name}")]
+    s.extras[MSG_KEY] = ("success", f"{pred.name} is now the prediction in every view")
+
+
+# ---------------------------------------------------------------- results
+def _results(run: dict[str, Any], s: state.AppState) -> None:
+    rows_all = _rows(run)
+    rows = [r for r in rows_all if "error" not in r]
+    if not rows:
+        if run["status"] != "running":
+            st.info("No finished settings yet.")
+        return
+    swept = _swept(run)
+    metrics = cs.available_metrics(rows)
+    if not metrics:
+        ui.error("the sweep has no metric columns")
+        return
+    c1, c2, c3 = st.columns([2, 2, 3])
+    colour_opts = [m for m in metrics if m != "seconds"] or metrics
+    color_by = c1.selectbox(
+        "Colour by (and pick the best by)",
+        colour_opts,
+        format_func=LABELS.get,
+        key="sw_colour",
+        persist_state="session",
+    )
+    conn_opts = [k for k in ("conn_min", "conn_mean") if k in metrics] or ["conn_min"]
+    conn_key = c2.radio(
+        "CONN",
+        conn_opts,
+        format_func={"conn_min": "min over classes", "conn_mean": "mean over classes"}.get,
+        horizontal=True,
+        key="sw_conn",
+        persist_state="session",
+        help="min suits synthetic data (one badly connected class is a failure), mean real data",
+    )
+    best = cs.best_index(rows, color_by)
+    what = f"{run['model']} sweep" if run["kind"] == "model" else f"bundle {run['name']}"
+    event = ui.chart(
+        tradeoff_figure(
+            rows,
+            swept,
+            color_by=color_by,
+            conn_key=conn_key,
+            labels=LABELS,
+            best=best,
+            title=f"SRE–CONN trade-off of the {what}",
+        ),
+        key="sweep_tradeoff",
+        on_select="rerun",
+        selection_mode="points",
+    )
+    picked = _picked_from_event(event, len(rows))
+    if picked is not None and st.session_state.get("_sw_last_pick") != picked:
+        st.session_state["_sw_last_pick"] = picked
+        st.session_state["sw_pick"] = picked
+    c3.caption("Click a marker to pick its setting below.")
+
+    if swept:
+        p1, p2 = st.columns([1, 3])
+        param = p1.selectbox("Parameter on the x axis", list(swept), key="sw_param")
+        chosen = p2.multiselect(
+            "Metrics",
+            metrics,
+            default=[m for m in DEFAULT_PLOTTED if m in metrics],
+            format_func=LABELS.get,
+            key="sw_metrics",
+        )
+        if chosen:
+            others = [p for p in swept if p != param]
+            ui.chart(
+                metrics_vs_param(
+                    rows,
+                    param,
+                    chosen,
+                    others=others,
+                    log_x=_log(run, param, rows),
+                    labels=LABELS,
+                    best=best,
+                ),
+                key="sweep_metrics",
+            )
+        if len(swept) == 2:
+            st.subheader("Parameter sensitivity (one heatmap per metric)")
+            heat = [m for m in chosen if m != "seconds"] or metrics[:3]
+            cols = st.columns(min(3, len(heat)))
+            for j, m in enumerate(heat):
+                with cols[j % len(cols)]:
+                    ui.chart(
+                        param_heatmap(rows, swept[1], swept[0], m, labels=LABELS),
+                        key=f"sweep_heat_{m}",
+                    )
+        elif len(swept) > 2:
+            ui.note("heatmaps need exactly two swept parameters")
+
+    _table(run, rows, swept, metrics)
+    _open_controls(run, rows, swept, best, color_by)
+
+
+def _picked_from_event(event: Any, n: int) -> int | None:
+    try:
+        points = event["selection"]["points"]
+    except (KeyError, TypeError):
+        return None
+    for p in points:
+        cd = p.get("customdata")
+        if isinstance(cd, list) and cd:
+            cd = cd[0]
+        if isinstance(cd, (int, float)) and 0 <= int(cd) < n:
+            return int(cd)
+    return None
+
+
+def _table(run, rows, swept, metrics) -> None:
+    st.subheader("Sweep table")
+    params = list(swept) if run["kind"] == "model" else list(run["param_names"])
+    if run["kind"] == "model":
+        params += [p for p in run["grid"].settings[0] if p not in params]
+    show = ["setting", *params, *[m for m in metrics]]
+    if run["kind"] == "bundle":
+        show.append("entry")
+    st.dataframe(
+        [{k: r.get(k) for k in show} for r in rows],
+        hide_index=True,
+        key="sweep_table",
+        column_config={m: st.column_config.NumberColumn(LABELS[m], format="%.4f") for m in metrics},
+    )
+    context = {"model": run["model"]}
+    if run["kind"] == "model":
+        context.update(data=run["data"].name, seed=run["seed"], n_clusters=run["n_clusters"])
+    else:
+        context.update(bundle=run["name"])
+    st.download_button(
+        "Download the sweep table (CSV)",
+        cs.table_csv(rows, context),
+        "clustlens_sweep.csv",
+        "text/csv",
+        key="sweep_csv",
+    )
+
+
+def _open_controls(run, rows, swept, best, color_by) -> None:
+    st.subheader("Open one setting in the other views")
+    can_open = run["kind"] == "model" or run.get("truth") is not None
+    if not can_open:
+        ui.note("a results-only sweep has no predictions or C to open")
+        return
+    positions = list(range(len(rows)))
+    if st.session_state.get("sw_pick") not in positions:
+        st.session_state["sw_pick"] = best if best is not None else 0
+
+    def label(pos: int) -> str:
+        r = rows[pos]
+        name = " ".join(f"{p}={r.get(p)}" for p in swept) or f"setting {r.get('setting')}"
+        val = r.get(color_by)
+        extra = f" · {LABELS.get(color_by, color_by)} {val:.3f}" if isinstance(val, float) else ""
+        return name + extra + (" (best)" if pos == best else "")
+
+    c1, c2 = st.columns([3, 2])
+    pos = c1.selectbox("Setting", positions, format_func=label, key="sw_pick")
+    c2.button(
+        "Open in Summary, Contingency and Affinity",
+        key="sw_open",
+        on_click=_open,
+        args=(pos,),
+        icon=":material/open_in_new:",
+    )
+    msg = state.get().extras.pop(MSG_KEY, None)
+    if msg is not None:
+        level, text = msg
+        if level == "error":
+            ui.error(text)
+        else:
+            st.success(ui.md_escape(text), icon=":material/check:")
+            l1, l2, l3, _ = st.columns([1, 1, 1, 2])
+            l1.page_link("views/summary.py", label="Summary", icon=":material/summarize:")
+            l2.page_link("views/contingency.py", label="Contingency", icon=":material/grid_on:")
+            l3.page_link("views/affinity.py", label="Affinity", icon=":material/hub:")
+
+
+# ---------------------------------------------------------------- page
+def render() -> None:
+    s = state.get()
+    st.title("Sweep")
+    st.caption(
+        "Sparse coefficients keep points inside their subspace (low SRE) but connect classes "
+        "weakly (low CONN); dense ones connect well but leak. Sweep a model's parameter and "
+        "see where clustering accuracy is good."
+    )
+    run = _run(s)
+    with st.expander("Data and model", expanded=run.get("demo", False) is False):
+        source = st.radio(
+            "Data",
+            list(SOURCES),
+            format_func=SOURCES.__getitem__,
+            horizontal=True,
+            key="sw_source",
+            persist_state="session",
+        )
+        with ui.guarded("preparing the sweep"):
+            if source == "bundle":
+                _bundle_widgets(s)
+            else:
+                data = _source_data(source)
+                if data is not None:
+                    _grid_widgets(data, s)
+    run = _run(s)
+    if run.get("demo"):
+        st.info(
+            "Demo sweep: LSR over 9 values of λ on a small synthetic union of subspaces. "
+            "Open “Data and model” to sweep another model, your data or your own sweep.",
+            icon=":material/science:",
+        )
+    where = run["data"].name if run["kind"] == "model" else f"bundle {run['name']}"
+    ui.note(f"showing: {run['model']} on {where}")
+    if run["kind"] == "model":
+        n = len(run["grid"].settings)
+        done = len(run["rows"])
+        if run["status"] == "stopped":
+            st.warning(f"Stopped after {done} of {n} settings; the finished ones are kept below.")
+        elif run["status"] == "done" and not run.get("demo"):
+            ui.note(f"{done} of {n} settings finished in {run['seconds']:.1f} s of computing")
+    else:
+        n_ok = len(run["rows"])
+        ui.note(f"{n_ok} settings scored ({run['n_settings']} loaded from the bundle)")
+    for e in run["errors"]:
+        ui.error(e)
+    box = st.container()
+    with ui.guarded("drawing the sweep"):
+        _results(run, s)
+    if run["status"] == "running":
+        with ui.guarded("running the sweep"):
+            _advance(run, box)
+
+
+if __name__ == "__main__":
+    render()

@@ -1,0 +1,154 @@
+"""The Multi-view view: HW out of the box, the protocol table, uploaded views; figures."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.figures.multiview import (
+    affinity_panels,
+    convergence_figure,
+    shared_limits,
+    weights_bar,
+)
+
+APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+PAGE = "views/multiview.py"
+FIGURES = {"mv_views", "mv_fused", "mv_weights", "mv_convergence"}
+
+pytest.importorskip("metrics_core.multiview", reason="the multi-view backend is not installed")
+
+
+def unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    return {
+        el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")
+    }
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [unescape(e.value) for e in at.error]
+    return at
+
+
+def page() -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=180)
+    at.run()
+    return ok(at.switch_page(PAGE).run())
+
+
+def submit(at: AppTest) -> AppTest:
+    """Click the form's Run button; values set inside the form since the last run go with it
+    (AppTest drops them on a run without the submit)."""
+    button = next(b for b in at.button if b.label == "Run SSF")
+    return button.click().run()
+
+
+def test_hw_subset_out_of_the_box():
+    at = page()
+    got = charts(at)
+    assert FIGURES <= set(got)
+    views = got["mv_views"]
+    heatmaps = [t for t in views["data"] if t["type"] == "heatmap"]
+    assert len(heatmaps) == 6 and {t.get("coloraxis") for t in heatmaps} == {"coloraxis"}
+    caps = "\n".join(unescape(c.value) for c in at.caption)
+    assert "HW, six views: 200 digits" in caps
+    cards = {m.label: m.value for m in at.metric}
+    assert cards["components of S"] == "10 / K = 10"
+    assert float(cards["ACC"]) > 0.8
+
+
+def test_synthetic_source_and_the_comparison_table():
+    at = page()
+    ok(at.radio(key="mv_source").set_value("synthetic").run())
+    at.number_input(key="mv_s_n").set_value(12)
+    ok(submit(at))
+    assert "synthetic: 4 clusters x 12 points" in "\n".join(unescape(c.value) for c in at.caption)
+    ok(at.number_input(key="mv_runs").set_value(2).run())
+    ok(at.button(key="mv_proto_run").click().run())
+    table = next(df.value for df in at.dataframe)
+    methods = list(table["method"])
+    assert methods[0] == "SSF" and "SC_avg" in methods and "SC_view 1" in methods
+    assert all("±" in v for v in table["Acc"])
+    assert len(at.get("download_button")) == 2
+    assert FIGURES <= set(charts(at))
+
+
+def _csv(a: np.ndarray) -> bytes:
+    return "\n".join(",".join(f"{v:.6f}" for v in row) for row in a).encode() + b"\n"
+
+
+def test_uploaded_views_and_literal_names():
+    from demo_data.multiview_synthetic import make_multiview
+
+    views, y = make_multiview(n_per_cluster=10, n_clusters=3, n_views=2, seed=1)
+    at = page()
+    ok(at.radio(key="mv_source").set_value("upload").run())
+    at.file_uploader(key="mv_up_views").set_value(
+        [("*a*.csv", _csv(views[0]), "text/csv"), ("b.csv", _csv(views[1]), "text/csv")]
+    )
+    at.file_uploader(key="mv_up_y").set_value(
+        ("y.txt", ("\n".join(map(str, y)) + "\n").encode(), "text/plain")
+    )
+    ok(submit(at))
+    caps = "\n".join(unescape(c.value) for c in at.caption)
+    assert "2 uploaded views, 30 points" in caps and "*a*.csv" in caps
+    got = charts(at)
+    assert FIGURES <= set(got)
+    assert "*a*.csv" in got["mv_views"]["layout"]["annotations"][0]["text"]
+
+
+def test_mismatched_view_is_a_message_not_a_crash():
+    at = page()
+    ok(at.radio(key="mv_source").set_value("upload").run())
+    at.file_uploader(key="mv_up_views").set_value(
+        [("a.csv", _csv(np.ones((6, 2))), "text/csv"), ("b.csv", _csv(np.ones((5, 2))), "text/csv")]
+    )
+    at.file_uploader(key="mv_up_y").set_value(("y.txt", b"0\n0\n0\n1\n1\n1\n", "text/plain"))
+    submit(at)
+    assert not at.exception
+    assert any("b.csv" in unescape(e.value) and "5 rows" in unescape(e.value) for e in at.error)
+
+
+# ------------------------------------------------------------------ pure figures
+def _panel(scale: float, n: int = 6) -> dict:
+    y = np.repeat([0, 1], n // 2)
+    values = scale * (y[:, None] == y[None, :]).astype(float) + 1e-3
+    return {
+        "values": values,
+        "edges": np.arange(n + 1),
+        "bounds": np.array([0, n // 2, n]),
+        "group_names": ["<i>a</i>", "b"],
+        "n": n,
+        "pooled": False,
+    }
+
+
+def test_one_colour_scale_across_views():
+    panels = [_panel(1.0), _panel(100.0)]
+    fig = affinity_panels(panels, ["v1", "v2"], log=False)
+    heat = [t for t in fig.data if t.type == "heatmap"]
+    assert [t.coloraxis for t in heat] == ["coloraxis", "coloraxis"]
+    ca = fig.layout.coloraxis
+    assert ca.cmin == 0.0 and ca.cmax == pytest.approx(100.001)
+    assert (ca.cmin, ca.cmax) == shared_limits(panels, False)
+    assert ca.colorbar.title.text == "|Z|+|Z|ᵀ"
+    assert "&lt;i&gt;a&lt;/i&gt;" in fig.layout.xaxis.ticktext
+    own = affinity_panels(panels, ["v1", "v2"], log=False, shared=False)
+    assert [t.zmax for t in own.data] != [t.zmax for t in own.data][:1] * 2
+
+
+def test_weights_and_convergence():
+    w = weights_bar(["<b>x</b>", "y"], [0.25, 0.75], [0.1, 0.3])
+    assert list(w.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "y"]
+    c = convergence_figure([100.0, 10.0, 1.0, 0.9], converged=True)
+    assert c.layout.yaxis.type == "log" and "3 iterations · converged" in c.layout.title.text

@@ -1,0 +1,212 @@
+"""The Sweep view: demo on first visit, a tiny run, stop, opening a setting, bundles; figures."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.figures.sweep import (
+    is_log_grid,
+    metrics_vs_param,
+    param_heatmap,
+    tradeoff_figure,
+)
+
+APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+PAGE = "views/sweep.py"
+
+pytest.importorskip("metrics_core.sweep", reason="the sweep backend is not installed")
+
+
+def unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    return {
+        el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")
+    }
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def sweep_page() -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    ok(at.run())
+    return ok(at.switch_page(PAGE).run())
+
+
+def run_state(at: AppTest) -> dict:
+    return at.session_state["clustlens"].extras["sweep"]
+
+
+def tiny_grid(at: AppTest, ks: str = "k=2,3") -> AppTest:
+    ok(at.selectbox(key="sw_model").set_value("ssc_omp").run())
+    return ok(at.text_input(key="sw_grid_ssc_omp_k").set_value(ks).run())
+
+
+# ------------------------------------------------------------------ AppTest
+def test_demo_sweep_shows_without_a_click():
+    at = sweep_page()
+    assert not at.error, [unescape(e.value) for e in at.error]
+    got = charts(at)
+    assert {"sweep_tradeoff", "sweep_metrics"} <= set(got)
+    trade = got["sweep_tradeoff"]
+    assert "SRE–CONN" in trade["layout"]["title"]["text"]
+    assert any(str(t.get("name", "")).startswith("best") for t in trade["data"])
+    assert run_state(at)["status"] == "done" and len(run_state(at)["rows"]) == 9
+    assert at.get("download_button")  # the CSV export
+
+
+def test_tiny_run_finishes_and_is_exported():
+    at = tiny_grid(sweep_page())
+    ok(at.button(key="sw_run").click().run())
+    run = run_state(at)
+    assert run["status"] == "done" and sorted(run["rows"]) == [0, 1]
+    assert all(r["sparsity"] <= 3 for r in run["rows"].values())  # k non-zeros at most
+    assert "2 of 2 settings finished" in "\n".join(unescape(c.value) for c in at.caption)
+    assert {"sweep_tradeoff", "sweep_metrics"} <= set(charts(at))
+
+
+def test_stop_keeps_the_finished_settings(monkeypatch):
+    import dashboard.compute_sweep as cs
+    from dashboard.views import sweep as view
+
+    real = cs.run_setting
+    calls = []
+
+    def stop_after_two(*args, **kwargs):  # the Stop button's callback, fired mid-run
+        out = real(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 2:
+            view._stop()
+        return out
+
+    at = tiny_grid(sweep_page(), "k=2,3,4,5")
+    monkeypatch.setattr(cs, "run_setting", stop_after_two)
+    ok(at.button(key="sw_run").click().run())
+    run = run_state(at)
+    assert run["status"] == "stopped"
+    assert sorted(run["rows"]) == [0, 1] and len(calls) == 2
+    ok(at.run())  # nothing more is computed on the next rerun
+    assert len(calls) == 2
+    assert any("Stopped after 2 of 4" in w.value for w in at.warning)
+    assert "sweep_tradeoff" in charts(at)
+
+
+def test_progress_text_names_setting_elapsed_and_remaining():
+    from dashboard.compute_sweep import GridInfo
+    from dashboard.views.sweep import _progress_text
+
+    run = {
+        "grid": GridInfo([{"k": 1}, {"k": 2}, {"k": 3}, {"k": 4}], ("k",), {}),
+        "rows": {0: {}},
+        "seconds": 2.0,
+    }
+    assert _progress_text(run) == "setting 1 of 4 · 2.0 s elapsed · ~6 s left"
+
+
+def test_open_setting_puts_it_into_summary_and_affinity():
+    at = sweep_page()
+    ok(at.button(key="sw_open").click().run())
+    s = at.session_state["clustlens"]
+    name = s.preds[-1].name
+    assert name.startswith("sweep: lsr λ=")
+    assert s.truth.n == 200 and s.coef is not None and s.coef.value.shape == (200, 200)
+    assert at.get("page_link")  # links to the views
+    ok(at.switch_page("views/summary.py").run())
+    assert not at.error, [unescape(e.value) for e in at.error]
+    caps = "\n".join(unescape(c.value) for c in at.caption)
+    assert f"prediction: {name}" in caps
+    assert {m.label for m in at.metric} >= {"ACC", "SRE"}
+    ok(at.switch_page("views/affinity.py").run())
+    assert not at.error and "affinity_plot" in charts(at)
+
+
+def _npy(a) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(a), allow_pickle=False)
+    return buf.getvalue()
+
+
+def _bad_bundle() -> tuple[bytes, bytes]:
+    y = np.repeat([0, 1, 2], 10)
+    block = (y[:, None] == y[None, :]).astype(float) - np.eye(30)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr(
+            "params.csv", "file,lambda\nc1.npy,0.1\nc2.npy,0.5\nsmall.npy,0.7\ngone.npy,0.9\n"
+        )
+        z.writestr("c1.npy", _npy(block))
+        z.writestr("c2.npy", _npy(block + 0.01))
+        z.writestr("small.npy", _npy(np.eye(5)))  # wrong size
+    return buf.getvalue(), ("\n".join(map(str, y)) + "\n").encode()
+
+
+def test_bad_bundle_entries_are_named_and_good_ones_kept():
+    at = sweep_page()
+    ok(at.radio(key="sw_source").set_value("bundle").run())
+    data, labels = _bad_bundle()
+    at.file_uploader(key="sw_up_bundle").set_value(("my=sweep.zip", data, "application/zip"))
+    at.file_uploader(key="sw_up_bundle_y").set_value(("y.txt", labels, "text/plain"))
+    ok(at.run())
+    ok(at.button(key="sw_score").click().run())
+    errors = "\n".join(unescape(e.value) for e in at.error)
+    assert "gone.npy" in errors and "small.npy" in errors
+    run = run_state(at)
+    assert run["kind"] == "bundle" and len(run["rows"]) == 2
+    assert [r["acc"] for r in run["rows"]] == [1.0, 1.0]
+    assert "sweep_tradeoff" in charts(at)
+
+
+# ------------------------------------------------------------------ pure figures
+ROWS = [
+    {"setting": i, "lambda": lam, "acc": acc, "sre": sre, "conn_min": c, "conn_mean": c + 0.1}
+    for i, (lam, acc, sre, c) in enumerate(
+        [
+            (0.001, 0.7, 0.05, 0.1),
+            (0.01, 0.95, 0.1, 0.3),
+            (0.1, 0.8, 0.3, 0.5),
+            (1.0, 0.6, 0.5, 0.6),
+        ]
+    )
+]
+
+
+def test_tradeoff_marks_the_best_and_joins_in_parameter_order():
+    fig = tradeoff_figure(list(reversed(ROWS)), ("lambda",), best=2, color_by="acc")
+    best = [t for t in fig.data if str(t.name or "").startswith("best")]
+    assert len(best) == 1 and best[0].marker.symbol == "star"
+    assert list(best[0].x) == [0.1] and "lambda=0.01" in best[0].name
+    line = next(t for t in fig.data if t.mode == "lines")
+    assert list(line.x) == [0.05, 0.1, 0.3, 0.5]  # sorted by λ, not by row order
+    markers = next(t for t in fig.data if t.name == "settings")
+    assert markers.marker.colorbar.title.text == "acc"
+
+
+def test_log_axis_for_log_grids_only():
+    fig = metrics_vs_param(ROWS, "lambda", ["acc", "sre"], log_x=True).to_dict()
+    assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["xaxis2"]["type"] == "log"
+    lin = metrics_vs_param(ROWS, "lambda", ["acc"], log_x=False).to_dict()
+    assert lin["layout"]["xaxis"]["type"] == "linear"
+    assert is_log_grid([r["lambda"] for r in ROWS])
+    assert not is_log_grid([0.1, 0.2, 0.3, 0.4])
+
+
+def test_two_parameter_heatmap_and_literal_names():
+    rows = [{"a": a, "<b>g</b>": g, "acc": a * g} for a in (1, 2, 3) for g in (10, 20)]
+    fig = param_heatmap(rows, "<b>g</b>", "a", "acc")
+    z = np.array(fig.data[0].z, dtype=float)
+    assert z.shape == (3, 2) and z[2, 1] == 60
+    assert "&lt;b&gt;" in fig.layout.title.text and "<b>" not in fig.layout.title.text
+    assert fig.data[0].colorbar.title.text == "acc"
