@@ -40,6 +40,8 @@ KNOWN_VIEWS = [
 MUST_DRAW = {
     "Contingency": ["contingency_heatmap"],
     "Affinity": ["affinity_plot"],
+    "Sweep": ["sweep_tradeoff"],  # the SRE–CONN trade-off plot of the demo sweep
+    "Multi-view": ["mv_views"],
 }
 #: Views whose key is not known here but which must draw at least this many charts.
 MIN_CHARTS = {"Contingency": 1, "Pair confusion": 1, "Affinity": 1, "Sweep": 1, "Multi-view": 1}
