@@ -1,0 +1,58 @@
+"""Multi-view clustering by spectral structure fusion (SSF), its baselines and the protocol.
+
+The model follows the seed paper (Liu, Wang & Qian, spectral structure fusion); equations were
+reconstructed from its text, every choice it leaves open is documented in
+:mod:`metrics_core.multiview._ssf`. Views are given points-as-rows, ``(n_samples, d_v)``.
+
+Examples
+--------
+>>> from demo_data.multiview_synthetic import make_multiview
+>>> views, y = make_multiview(n_per_cluster=10, n_clusters=3, seed=0)
+>>> res = ssf_fit(views, 3, max_iter=3)
+>>> res.n_components
+3
+"""
+
+from metrics_core.multiview._baselines import (
+    KNN_GRID,
+    average_graph,
+    knn_graph,
+    spectral_clustering,
+    spectral_embedding,
+)
+from metrics_core.multiview._data import HW_VIEWS, load_hw, load_views_from_files
+from metrics_core.multiview._protocol import (
+    DEFAULT_SSF,
+    METRIC_KEYS,
+    METRIC_LABELS,
+    ProtocolResult,
+    latex_table,
+    run_protocol,
+    sensitivity_grid,
+    summarise,
+)
+from metrics_core.multiview._simplex import project_simplex
+from metrics_core.multiview._ssf import SSFResult, scale_features, ssf_fit
+
+__all__ = [
+    "DEFAULT_SSF",
+    "HW_VIEWS",
+    "KNN_GRID",
+    "METRIC_KEYS",
+    "METRIC_LABELS",
+    "ProtocolResult",
+    "SSFResult",
+    "average_graph",
+    "knn_graph",
+    "latex_table",
+    "load_hw",
+    "load_views_from_files",
+    "project_simplex",
+    "run_protocol",
+    "scale_features",
+    "sensitivity_grid",
+    "spectral_clustering",
+    "spectral_embedding",
+    "ssf_fit",
+    "summarise",
+]
