@@ -1,0 +1,35 @@
+"""Self-expressive models (LSR, EnSC, SSC-OMP), the kNN baseline and spectral clustering.
+
+Every model maps data ``X`` (N points as rows) to a coefficient matrix ``C`` (N x N, row ``i``
+represents point ``i``, zero diagonal) through :func:`fit_coef`; :func:`spectral_clustering`
+turns ``C`` into predicted labels. UI-free: numpy, scipy and scikit-learn only.
+"""
+
+from metrics_core.models._common import CoefResult, ParamSpec, check_data, normalize_rows
+from metrics_core.models._ensc import ensc
+from metrics_core.models._knn import knn_affinity
+from metrics_core.models._lsr import LSRPath, lsr, lsr_objective, lsr_path
+from metrics_core.models._registry import MODELS, ModelSpec, fit_coef, get_model
+from metrics_core.models._spectral import SpectralResult, affinity_from_coef, spectral_clustering
+from metrics_core.models._ssc_omp import ssc_omp
+
+__all__ = [
+    "MODELS",
+    "CoefResult",
+    "LSRPath",
+    "ModelSpec",
+    "ParamSpec",
+    "SpectralResult",
+    "affinity_from_coef",
+    "check_data",
+    "ensc",
+    "fit_coef",
+    "get_model",
+    "knn_affinity",
+    "lsr",
+    "lsr_objective",
+    "lsr_path",
+    "normalize_rows",
+    "spectral_clustering",
+    "ssc_omp",
+]
