@@ -88,6 +88,28 @@ def order_contingency(
     }
 
 
+def matched_order(
+    table: np.ndarray, class_names: Sequence[str], cluster_names: Sequence[str]
+) -> dict[str, Any]:
+    """:func:`order_contingency` by the optimal one-to-one matching of ``table`` itself.
+
+    For small tables that have no labels behind them (the Learn page).
+
+    Examples
+    --------
+    >>> out = matched_order(np.array([[3, 44, 3], [2, 4, 44]]), ["A", "B"], ["1", "2", "3"])
+    >>> out["cols"], out["table"].tolist(), out["n_matched"]
+    (['2', '3', '1'], [[44, 3, 3], [4, 44, 2]], 2)
+    """
+    import metrics_core as mc
+
+    t = np.asarray(table, dtype=np.int64)
+    m = mc.best_matching(contingency=t)
+    return order_contingency(
+        t, class_names, cluster_names, np.asarray(m.class_index), np.asarray(m.cluster_index)
+    )
+
+
 def normalise_table(table: np.ndarray, mode: str) -> np.ndarray:
     """``"counts"``, ``"row"`` (share of each class) or ``"column"`` (share of each cluster).
 

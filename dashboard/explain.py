@@ -227,7 +227,7 @@ def explain_pairs(table: np.ndarray, values: Mapping[str, Any]) -> Explanation:
     )
     return Explanation(
         "pair_tp",
-        "pair confusion (unordered pairs)",
+        "pair confusion over unordered pairs: TP (pairs together in both)",
         float(values.get("pair_tp", p["tp"])),
         float(p["tp"]),
         steps,

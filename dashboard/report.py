@@ -134,8 +134,40 @@ def metrics_table_html(results: Mapping[str, Mapping[str, Any]]) -> str:
     )
 
 
+def report_figure(fig: go.Figure) -> go.Figure:
+    """A copy of ``fig`` for the report: the dashboard's light template, no title of its own.
+
+    The report's caption above each figure already names it, so the Plotly title (nearly the
+    same words) is dropped; a subtitle (a note such as "pooled for display ...") is kept as a
+    small title line. The top margin shrinks by the space the title took.
+    """
+    from dashboard.figures._style import TEMPLATE
+
+    f = go.Figure(fig)
+    f.update_layout(template=TEMPLATE)
+    title = f.layout.title
+    if title is not None and title.text:
+        sub = title.subtitle.text if title.subtitle is not None else None
+        if not sub and "<br>" in title.text:  # "title<br><sup>note</sup>": keep the note
+            sub = title.text.split("<br>", 1)[1]
+        top = f.layout.margin.t if f.layout.margin.t is not None else 60
+        if sub:
+            f.update_layout(
+                title={
+                    "text": sub,
+                    "font": {"size": 13, "color": "#4b5563"},
+                    "subtitle": {"text": ""},
+                },
+                margin={"t": max(top - 40, 30)},
+            )
+        else:
+            f.update_layout(title={"text": ""}, margin={"t": max(top - 45, 15)})
+    return f
+
+
 def figure_html(fig: go.Figure) -> str:
-    """One interactive figure fragment (no plotly.js, no MathJax)."""
+    """One interactive figure fragment (no plotly.js, no MathJax), styled for the report."""
+    fig = report_figure(fig)
     height = fig.layout.height or 520
     return fig.to_html(
         full_html=False,
@@ -279,6 +311,7 @@ def standard_figures(
                 sources=src,
                 targets=dst,
                 values=val,
+                n_matched=ordered["n_matched"],
             ),
         )
     )

@@ -27,6 +27,17 @@ HINTS = {
     "variable of a .mat/.npz file.",
     "coef": "Upload an N x N matrix: dense .npy, scipy sparse .npz (save_npz), or a .mat variable.",
 }
+UPLOADER_KEYS = {"truth": "up_truth", "pred": "up_preds", "coef": "up_coef"}
+#: role -> how many times its uploader was emptied after a rejected file
+K_UPLOADER_VERSION = "sidebar_uploader_versions"
+#: the role whose upload (or picker) produced ``s.messages``
+K_MESSAGES_FOR = "sidebar_messages_for"
+FORMATS_HELP = {
+    "labels": "Accepted: .txt, .csv, .tsv (one label per line, or a column of a table), "
+    ".npy (1-D array), .npz or .mat (one variable, picked below).",
+    "coef": "Accepted: .npz (scipy.sparse save_npz, or a dense array), .npy (dense N x N), "
+    ".mat (one variable, picked below), .txt/.csv/.tsv (dense N x N).",
+}
 ROLE_NAMES = {"truth": "ground truth", "pred": "prediction", "coef": "coefficient matrix"}
 ORIENT_LABELS = {
     "rows": "rows — row i represents point i (Python: X ≈ C X)",
@@ -93,7 +104,25 @@ def _install(s: AppState, inp: Input) -> None:
     s.messages.append(("success", f"loaded {inp.name} as the {ROLE_NAMES[inp.role]}"))
 
 
+def _uploader_key(role: str) -> str:
+    """The uploader's widget key; a new key (after a rejected file) is an empty uploader."""
+    n = int(st.session_state.get(K_UPLOADER_VERSION, {}).get(role, 0))
+    return UPLOADER_KEYS[role] if n == 0 else f"{UPLOADER_KEYS[role]}_{n}"
+
+
+def _clear_uploader(role: str) -> None:
+    versions = dict(st.session_state.get(K_UPLOADER_VERSION, {}))
+    versions[role] = int(versions.get(role, 0)) + 1
+    st.session_state[K_UPLOADER_VERSION] = versions
+
+
 def _handle_uploads(s: AppState, role: str, files) -> None:
+    """Parse new files; after a rejected one, empty the uploader and rerun.
+
+    The uploader would otherwise keep showing the rejected file as if it were loaded. The
+    message stays (``s.messages`` lives in the session state) and is drawn under the
+    uploader that received the file.
+    """
     if files is None:
         return
     files = files if isinstance(files, list) else [files]
@@ -101,11 +130,33 @@ def _handle_uploads(s: AppState, role: str, files) -> None:
     if not new:
         return
     s.messages = []
+    st.session_state[K_MESSAGES_FOR] = role
+    rejected = False
     for f in new:
         s.processed.add(_file_id(f))
         inp = _parse(s, role, f.name, f.getvalue())
-        if inp is not None:
+        if inp is None:
+            rejected = True
+        else:
             _install(s, inp)
+    if rejected:
+        _clear_uploader(role)
+        st.rerun()
+
+
+def _messages(s: AppState, role: str | None) -> None:
+    """The messages of the last upload, drawn where ``role``'s uploader is (None: no role)."""
+    if not s.messages or st.session_state.get(K_MESSAGES_FOR) != role:
+        return
+    for level, text in s.messages:
+        if level == "error":
+            ui.error(text)
+        elif level == "success":
+            st.success(ui.md_escape(text), icon=":material/check:")
+        elif level == "warning":
+            st.warning(ui.md_escape(text))
+        else:
+            st.info(ui.md_escape(text))
 
 
 def _describe(inp: Input) -> str:
@@ -131,10 +182,12 @@ def _picker(s: AppState, inp: Input, slot: str) -> Input:
         )
         if picked != inp.picked:
             s.messages = []
+            st.session_state[K_MESSAGES_FOR] = inp.role
             new = _parse(s, inp.role, inp.name, inp.data, **{inp.choice_kind: picked})
             if new is not None:
                 new.name, new.demo = inp.name, inp.demo
                 inp = new
+            _messages(s, inp.role)  # drawn here: the uploader's messages were drawn above
     if inp.picked:
         ui.note(f"{inp.choice_kind} used: {inp.picked}")
     return inp
@@ -154,7 +207,11 @@ def _remove_active() -> None:
 
 
 def render(s: AppState) -> None:
-    """Draw the sidebar inputs and apply uploads to ``s``."""
+    """Draw the sidebar inputs and apply uploads to ``s``.
+
+    Each upload's messages (loaded, or why not) appear right under the uploader that
+    received the file, where the user is looking, not at the bottom of the sidebar.
+    """
     with st.sidebar:
         st.header("Inputs")
         if s.is_demo:
@@ -162,11 +219,21 @@ def render(s: AppState) -> None:
                 "Demo data loaded. Upload your own files below to replace it.",
                 icon=":material/science:",
             )
+        if st.session_state.get(K_MESSAGES_FOR) not in ROLE_NAMES:
+            _messages(s, st.session_state.get(K_MESSAGES_FOR))
 
         st.subheader("Ground truth")
         _handle_uploads(
-            s, "truth", st.file_uploader("Ground-truth labels", type=LABEL_TYPES, key="up_truth")
+            s,
+            "truth",
+            st.file_uploader(
+                "Ground-truth labels",
+                type=LABEL_TYPES,
+                key=_uploader_key("truth"),
+                help=FORMATS_HELP["labels"],
+            ),
         )
+        _messages(s, "truth")
         if s.truth is not None:
             s.truth = _picker(s, s.truth, "truth")
             _show(s.truth)
@@ -179,9 +246,11 @@ def render(s: AppState) -> None:
                 "Predicted labels (one or more files)",
                 type=LABEL_TYPES,
                 accept_multiple_files=True,
-                key="up_preds",
+                key=_uploader_key("pred"),
+                help=FORMATS_HELP["labels"],
             ),
         )
+        _messages(s, "pred")
         names = [p.name for p in s.preds]
         if names:
             if st.session_state.get(K_ACTIVE) not in names:
@@ -196,8 +265,14 @@ def render(s: AppState) -> None:
         _handle_uploads(
             s,
             "coef",
-            st.file_uploader("Coefficient matrix C", type=COEF_TYPES, key="up_coef"),
+            st.file_uploader(
+                "Coefficient matrix C",
+                type=COEF_TYPES,
+                key=_uploader_key("coef"),
+                help=FORMATS_HELP["coef"],
+            ),
         )
+        _messages(s, "coef")
         if s.coef is not None:
             s.coef = _picker(s, s.coef, "coef")
             _show(s.coef)
@@ -210,13 +285,5 @@ def render(s: AppState) -> None:
         conv = state.conventions()
         if conv.orientation_from_preset:
             ui.note(f"the SRE/CONN preset {conv.preset} reads C by {conv.orientation}")
-
-        for level, text in s.messages:
-            if level == "error":
-                ui.error(text)
-            elif level == "success":
-                st.success(ui.md_escape(text), icon=":material/check:")
-            else:
-                st.info(ui.md_escape(text))
         st.divider()
         st.button("Reset to the demo", key="reset_demo", on_click=state.reset)

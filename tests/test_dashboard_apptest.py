@@ -111,15 +111,18 @@ def test_every_view_renders_on_the_demo():
 
 def test_summary_has_metric_table_predictions_and_downloads():
     at = start()
-    frames = [df.value for df in at.dataframe]
-    all_metrics = {m for f in frames if "metric" in f for m in f["metric"]}
+    # the catalogue: static tables (text wraps, every row shows), cells escaped for Markdown
+    tables = [t.value for t in at.table]
+    all_metrics = {unescape(m) for t in tables if "metric" in t for m in t["metric"]}
     assert {
         "accuracy (ACC)",
         "adjusted Rand index",
         "subspace-preserving error (SRE)",
     } <= all_metrics
-    formulas = [f for f in frames if "formula" in f]
-    assert formulas and all(f["formula"].notna().any() for f in formulas)
+    assert all({"formula", "convention", "reference"} <= set(t.columns) for t in tables)
+    formulas = [unescape(f) for t in tables for f in t["formula"]]
+    assert "max_π (1/N) Σ_i n_{i,π(i)}" in formulas  # underscores print, not italics
+    frames = [df.value for df in at.dataframe]
     # two demo runs of one method: one row each, then mean and std
     per_pred = next(f for f in frames if "prediction" in f)
     assert list(per_pred["prediction"])[-2:] == ["mean", "std"]
@@ -236,6 +239,34 @@ def test_bad_upload_shows_our_message_and_keeps_the_data(case):
         assert line in before_caps and line in captions(at)
     at.switch_page("views/affinity.py").run()
     assert not at.exception and charts(at)["affinity_plot"]
+
+
+def test_rejected_file_empties_its_uploader_and_the_message_stays_under_it():
+    at = start()
+    upload(at, "up_truth", "broken.npy", b"this is not a numpy file")
+    errs = errors(at)
+    assert len(errs) == 1 and errs[0].startswith("broken.npy"), errs
+    # the uploader that got the file is a fresh, empty one (the box does not show broken.npy)
+    keys = [u.key for u in at.get("file_uploader")]
+    assert "up_truth" not in keys and "up_truth_1" in keys, keys
+    assert at.file_uploader(key="up_truth_1").value is None
+    # the message sits right under that uploader: before the Predictions section
+    side = [e.type for e in at.sidebar]
+    order = [
+        (type(e).__name__, getattr(e, "key", None), getattr(e, "value", None)) for e in at.sidebar
+    ]
+    i_err = next(i for i, o in enumerate(order) if o[0] == "Error")
+    i_pred = next(i for i, o in enumerate(order) if o[1] == "up_preds")
+    i_truth = next(i for i, o in enumerate(order) if o[1] == "up_truth_1")
+    assert i_truth < i_err < i_pred, side
+    # the data in use did not change, and a second try with the same file is read again
+    assert "demo: demo_true.txt" in captions(at)
+    upload(at, "up_truth_1", "broken.npy", b"this is not a numpy file")
+    assert len(errors(at)) == 1
+    assert "up_truth_2" in [u.key for u in at.get("file_uploader")]
+    # a good file after that loads as usual
+    upload(at, "up_truth_2", "truth.txt", txt(np.repeat(["a", "b", "c", "d"], 100)))
+    assert not at.error and "truth.txt" in captions(at)
 
 
 def test_bad_upload_after_a_good_one_keeps_the_good_one():

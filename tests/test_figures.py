@@ -12,6 +12,7 @@ import scipy.sparse as sp
 import metrics_core as mc
 from dashboard import analysis
 from dashboard.figures import pooling
+from dashboard.figures._style import pct
 from dashboard.figures.affinity import (
     affinity_figure,
     colour_limits,
@@ -141,7 +142,7 @@ def test_large_affinity_is_an_image_and_small(log):
     coef = _random_sparse(n, 200_000)
     fig = affinity_figure(_display(coef, truth, truth, "ground truth"), log=log)
     assert isinstance(fig.data[0], go.Image)
-    assert "pooled for display" in fig.layout.title.text
+    assert "pooled for display" in fig.layout.title.subtitle.text
     assert len(fig.to_json()) < 5 * MB
     # one red boundary pair (vertical + horizontal) per inner class boundary
     assert len(fig.layout.shapes) == 2 * 11
@@ -187,10 +188,26 @@ def test_conn_and_sre_bars_mark_the_weakest():
     fig = conn_bars(["a", "b", "c"], [0.5, 0.01, np.nan])
     colors = list(fig.data[0].marker.color)
     assert colors[1] != colors[0] and colors[0] == colors[2]
-    assert fig.layout.annotations[0].text == "weakest"
+    assert list(fig.data[0].text) == ["", "weakest", ""]
     assert fig.layout.xaxis.type == "category"
     fig = sre_class_bars(["1", "2"], [0.1, 0.4])
     assert list(fig.data[0].x) == ["1", "2"]
+
+
+def test_conn_weakest_mark_is_on_its_bar_with_numeric_looking_classes():
+    """Classes "1".."5": the mark is the weakest bar's own text on a categorical axis (an
+    annotation at x="1" was read by Plotly as position 1, the second bar)."""
+    fig = conn_bars(["1", "2", "3", "4", "5"], [0.011, 0.19, 0.23, 0.18, 0.2])
+    bar = fig.data[0]
+    assert fig.layout.xaxis.type == "category"
+    assert list(fig.layout.xaxis.categoryarray) == ["1", "2", "3", "4", "5"]
+    assert list(bar.x) == ["1", "2", "3", "4", "5"]
+    assert list(bar.text).index("weakest") == 0
+    assert bar.marker.color[0] != bar.marker.color[1]
+    assert not fig.layout.annotations  # nothing placed by an x value that Plotly may misread
+    # short axis title (fits a half-width chart), explanation in the subtitle
+    assert fig.layout.yaxis.title.text == "λ₂ (CONN)"
+    assert len(fig.layout.title.text) <= 40
 
 
 def test_sre_points_and_leakage():
@@ -198,7 +215,64 @@ def test_sre_points_and_leakage():
     fig = sre_points(np.array([0.1, 0.2, 0.3]), groups, bounds, ["a", "b"])
     assert [len(t.y) for t in fig.data] == [2, 1]  # one trace per class
     fig = leakage_heatmap(np.array([[3.0, 1.0], [0.0, 2.0]]), ["a", "b"])
-    np.testing.assert_allclose(np.asarray(fig.data[0].z), [[0.75, 0.25], [0.0, 1.0]])
+    leak, kept = fig.data
+    # off-diagonal leakage and the diagonal are separate traces: the colour scale is the leak's
+    np.testing.assert_allclose(np.asarray(leak.z, dtype=float), [[np.nan, 0.25], [0.0, np.nan]])
+    np.testing.assert_allclose(np.asarray(kept.z, dtype=float), [[0.75, np.nan], [np.nan, 1.0]])
+    assert leak.zmax == pytest.approx(0.25)
+    assert fig.layout.xaxis.side == "bottom"  # long names cannot run into the title
+
+
+def test_leakage_percentages_never_round_a_leak_to_zero():
+    m = np.array([[98.5, 1.5, 0.0], [0.04, 99.96, 0.0], [0.0, 0.0, 5.0]])
+    fig = leakage_heatmap(m, ["a", "b", "c"])
+    leak, kept = fig.data
+    assert leak.text[0][1] == "1.5%"  # was "%{z:.0%}" -> "2%", and 1.4% -> "1%", 0.4% -> "0%"
+    assert leak.text[1][0] == "<0.1%"
+    assert leak.text[0][2] == "0"  # exactly nothing
+    assert kept.text[0][0] == "kept 98.5%" and kept.text[2][2] == "kept 100%"
+    assert leak.text[0][0] == "" and kept.text[0][1] == ""
+    assert [pct(x) for x in (0.0, 0.0004, 0.014, 0.2, 0.9996, 1.0)] == [
+        "0",
+        "<0.1%",
+        "1.4%",
+        "20.0%",
+        "99.9%",
+        "100%",
+    ]
+
+
+def test_affinity_zero_is_white_and_smallest_nonzero_is_visible():
+    coef = np.zeros((6, 6))
+    coef[0, 1] = 1.0
+    coef[0, 4] = 1e-4  # a weak cross-class coefficient
+    truth = np.repeat([0, 1], 3)
+    fig = affinity_figure(_display(coef, truth, truth, "ground truth"), log=True)
+    heat = fig.data[0]
+    z = np.asarray(heat.z, dtype=float)
+    assert np.isnan(z[0, 2])  # zero: a gap, drawn white
+    assert np.isfinite(z[0, 4])
+    low = heat.colorscale[0][1]
+    assert low != "rgb(255, 255, 217)" and sum(int(v) for v in low[4:-1].split(",")) < 600
+    bar = heat.colorbar
+    assert bar.orientation == "h"  # under the square plot, not at the far right
+
+
+def test_sankey_keeps_the_matched_order():
+    t = np.array([[40, 1, 0, 0, 39], [0, 77, 1, 1, 1], [0, 1, 79, 0, 0], [1, 1, 0, 78, 0]])
+    rows, cols = ["1", "2", "3", "4"], ["1", "3", "5", "4", "2"]
+    src, dst, val = analysis.sankey_links(t)
+    fig = sankey(t, rows, cols, sources=src, targets=dst, values=val, n_matched=4)
+    node = fig.data[0].node
+    y, x = list(node.y), list(node.x)
+    k = len(rows)
+    assert y[:k] == sorted(y[:k]) and y[k:] == sorted(y[k:])  # top to bottom, as given
+    assert all(v < 0.5 for v in x[:k]) and all(v > 0.5 for v in x[k:])
+    assert list(node.label) == [f"class {r}" for r in rows] + [f"cluster {c}" for c in cols]
+    colours = list(node.color)
+    assert colours[k : k + 4] == colours[:4]  # a matched cluster takes its class's colour
+    assert colours[-1] != colours[0]  # the unmatched one is grey
+    assert fig.data[0].textfont.color == "#111827"  # dark labels on pale bands
 
 
 # ------------------------------------------------------------------ contingency
@@ -269,8 +343,25 @@ def test_pair_figures():
     np.testing.assert_allclose(z.sum(axis=1), [1, 1])
     fig = pair_scores_bar(m)
     assert len(fig.data[0].x) == 7
+    assert len(set(fig.data[0].marker.color)) == 1  # one colour: no unexplained traffic light
     fig = metrics_compare({"<run1>": m, "run2": m}, ["acc", "ari"], {"acc": "ACC"})
     assert fig.data[0].name == "&lt;run1&gt;"
+
+
+def test_report_figures_drop_the_repeated_title_and_use_the_light_template():
+    from dashboard import report
+    from dashboard.figures._style import TEMPLATE
+
+    fig = conn_bars(["1", "2"], [0.1, 0.2])
+    out = report.report_figure(fig)
+    assert out.layout.template == TEMPLATE
+    assert out.layout.title.text == "higher = better connected; 0 = the class falls apart"
+    assert out.layout.margin.t < fig.layout.margin.t
+    assert fig.layout.title.text == "Connectivity (CONN) per class"  # the input is untouched
+    plain_fig = report.report_figure(
+        pair_scores_bar({"ari": 0.5}).update_layout(title_subtitle_text="")
+    )
+    assert not plain_fig.layout.title.text
 
 
 def test_display_order_modes():

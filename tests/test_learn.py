@@ -120,6 +120,34 @@ def test_move_points_keeps_codes_compact():
     assert ls.move_points([0, 1, 1], [0], 1).tolist() == [0, 0, 0]
 
 
+def test_learn_figures_explain_their_encodings():
+    from dashboard.figures import learn as lfig
+    from dashboard.figures.affinity import AFFINITY_SCALE
+
+    p = ls.point_set()
+    fig = lfig.scatter_figure(p.xy, p.clusters, p.classes, class_names=["A", "B", "C"])
+    shapes = [t for t in fig.data if t.legendgroup == "true class"]
+    assert [t.name for t in shapes] == ["A", "B", "C"]  # marker shape = true class, in a legend
+    assert len({t.marker.symbol for t in shapes}) == 3
+    assert shapes[0].legendgrouptitle.text == "shape = true class"
+    points = [t for t in fig.data if t.x is not None and None not in t.x]
+    assert sum(len(t.x) for t in points) == len(p.clusters)
+    assert all(t.showlegend is False for t in points)  # the legend shows colour swatches
+    # |C| on the Affinity view's scale: zero is a white gap, not the scale's darkest colour
+    coef = np.array([[0.0, 0.5], [0.2, 0.0]])
+    heat = lfig.coef_heatmap(coef, [0, 1]).data[0]
+    assert np.isnan(np.asarray(heat.z, dtype=float)[0, 0])
+    assert [list(x) for x in heat.colorscale] == [list(x) for x in AFFINITY_SCALE]
+
+
+def test_matched_order_puts_the_matching_on_the_diagonal():
+    from dashboard import analysis
+
+    out = analysis.matched_order(np.array([[3, 44, 3], [2, 4, 44]]), ["A", "B"], ["1", "2", "3"])
+    assert out["cols"] == ["2", "3", "1"] and out["n_matched"] == 2
+    assert np.trace(out["table"]) == 88
+
+
 # ----------------------------------------------------------------------------- the page
 @pytest.fixture
 def app():
@@ -136,9 +164,22 @@ def _shown(at, tab: int = 0) -> dict[str, str]:
 
 
 def test_page_opens_on_the_seed_example(app):
+    import json
+
     shown = _shown(app)
     assert shown["ACC"] == "0.8800"
     assert shown["ARI"] == "0.6526"
+    # "This table": clusters reordered so the matched pairs sit on the outlined diagonal
+    heat = next(
+        json.loads(c.proto.spec)
+        for c in app.get("plotly_chart")
+        if c.proto.id.endswith("learn_heat")
+    )
+    assert heat["data"][0]["x"] == ["cluster 2", "cluster 3", "cluster 1"]
+    assert len(heat["layout"]["shapes"]) == 2
+    # the pair-confusion step names all four cells, not TP alone as "pair confusion"
+    labels = [e.label for e in app.expander]
+    assert "pair confusion over unordered pairs: TP 1,905 · FP 314 · FN 545 · TN 2,186" in labels
     assert "ACC = (44 + 44) / 100 = 0.8800" in "\n".join(c.value for c in app.code)
     assert len(app.latex) >= 5  # formulas rendered by Streamlit's bundled KaTeX
 

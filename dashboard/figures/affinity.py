@@ -15,25 +15,37 @@ from plotly.colors import get_colorscale, sample_colorscale
 
 from dashboard.figures._style import (
     BAD,
+    KEPT,
     NEUTRAL,
     QUALITATIVE,
+    SEQ_AFFINITY_NONZERO,
     SEQ_LEAK,
+    pct,
     plain_all,
     style,
     unique_names,
 )
 
-AFFINITY_SCALE = "YlGnBu"
+#: Zero is drawn white (no colour at all); the scale starts at a visible light colour, so the
+#: weakest non-zero coefficient never looks like a zero.
+AFFINITY_SCALE = SEQ_AFFINITY_NONZERO
 #: In log colour, values below max / LOG_RANGE share the lowest colour.
 LOG_RANGE = 1e4
 #: Class names are written on the axes up to this many groups.
 TICK_LIMIT = 40
 
 
+def _lut(scale: Any) -> np.ndarray:
+    """256 x 3 uint8 colour lookup table of a Plotly colour scale (a name or (pos, colour)s)."""
+    key = scale if isinstance(scale, str) else tuple((float(p), str(c)) for p, c in scale)
+    return _lut_cached(key)
+
+
 @lru_cache(maxsize=8)
-def _lut(scale: str) -> np.ndarray:
-    """256 x 3 uint8 colour lookup table of a Plotly colour scale."""
-    cols = sample_colorscale(get_colorscale(scale), list(np.linspace(0, 1, 256)), colortype="rgb")
+def _lut_cached(scale: str | tuple) -> np.ndarray:
+    named = isinstance(scale, str)
+    stops = get_colorscale(scale) if named else [list(x) for x in scale]
+    cols = sample_colorscale(stops, list(np.linspace(0, 1, 256)), colortype="rgb")
     out = np.empty((256, 3), dtype=np.uint8)
     for i, c in enumerate(cols):
         out[i] = [int(float(v)) for v in c[c.index("(") + 1 : -1].split(",")]
@@ -71,10 +83,28 @@ def to_png_uri(rgb: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _colorbar(title: str) -> dict[str, Any]:
+    """A horizontal colour bar just above the square plot.
+
+    A vertical bar sits at the paper's right edge, far from a square plot on a wide page; one
+    below the plot collides with long rotated class names.
+    """
+    return {
+        "title": {"text": title, "side": "right"},
+        "orientation": "h",
+        "thickness": 12,
+        "len": 0.45,
+        "x": 0.5,
+        "xanchor": "center",
+        "y": 1.01,
+        "yanchor": "bottom",
+    }
+
+
 def _colorbar_trace(lims: tuple[float, float], log: bool, scale: str) -> go.Scatter:
     """An invisible trace that only draws the colour bar (images have none)."""
     lo, hi = lims
-    bar: dict[str, Any] = {"title": {"text": "|C|+|C|ᵀ"}, "thickness": 14}
+    bar = _colorbar("|C|+|C|ᵀ")
     if log:
         ticks = np.arange(np.ceil(lo), np.floor(hi) + 1)
         bar.update(tickvals=ticks.tolist(), ticktext=[f"1e{int(t)}" for t in ticks])
@@ -119,8 +149,7 @@ def affinity_figure(
     if pooled:
         idx = np.round(_scaled(values, log, lims) * 255)
         rgb = _lut(scale)[np.nan_to_num(idx, nan=0).astype(np.intp)]
-        if log:
-            rgb[~(values > 0)] = 255  # no coefficient at all: white
+        rgb[~(values > 0)] = 255  # no coefficient at all: white (the scale starts coloured)
         fig = go.Figure(
             go.Image(
                 source=to_png_uri(rgb),
@@ -139,8 +168,9 @@ def affinity_figure(
             f"{display['group_kind']} boundary"
         )
     else:
+        # zeros are gaps (white background), so the scale's low end is the smallest non-zero
         with np.errstate(divide="ignore"):
-            z = np.where(values > 0, np.log10(values), np.nan) if log else values
+            z = np.where(values > 0, np.log10(values) if log else values, np.nan)
         hover = (
             "row point at position %{y}<br>column point at position %{x}<br>"
             + ("log10 |C|+|C|ᵀ = %{z:.2f}" if log else "|C|+|C|ᵀ = %{z:.3g}")
@@ -153,10 +183,8 @@ def affinity_figure(
                 zmin=lims[0],
                 zmax=lims[1],
                 hovertemplate=hover,
-                colorbar={
-                    "title": {"text": "log10 |C|+|C|ᵀ" if log else "|C|+|C|ᵀ"},
-                    "thickness": 14,
-                },
+                hoverongaps=False,
+                colorbar=_colorbar("log10 |C|+|C|ᵀ" if log else "|C|+|C|ᵀ"),
             )
         )
         note = f"all {n:,} x {n:,} cells; hover for values"
@@ -205,14 +233,21 @@ def affinity_figure(
         **ticks,
     )
     fig.update_layout(plot_bgcolor="white")
-    title = f"Affinity |C| + |C|ᵀ ({'log' if log else 'linear'} colour)<br><sup>{note}</sup>"
-    return style(fig, title, height=720)
+    title = f"Affinity |C| + |C|ᵀ ({'log' if log else 'linear'} colour)"
+    fig = style(fig, title, height=760, subtitle=f"{note}; white = no coefficient (exactly 0)")
+    # room between the subtitle and the plot for the horizontal colour bar
+    return fig.update_layout(margin={"t": fig.layout.margin.t + 50})
 
 
 def conn_bars(
     class_names: Sequence[Any], values: Sequence[float], *, title: str | None = None
 ) -> go.Figure:
-    """Per-class connectivity λ₂ bars; the weakest class is red and labelled."""
+    """Per-class connectivity λ₂ bars; the weakest class is red and labelled "weakest".
+
+    The x axis is categorical and the label is the bar's own text, not an annotation placed
+    by x value: Plotly reads a numeric-looking category ("1") in an annotation as a position,
+    which put the label on the wrong bar.
+    """
     vals = np.asarray(values, dtype=np.float64)
     x = unique_names(plain_all(class_names))
     finite = np.isfinite(vals)
@@ -223,31 +258,26 @@ def conn_bars(
             x=x,
             y=np.where(finite, vals, 0.0),
             marker_color=colors,
+            text=["weakest" if i == weakest else "" for i in range(len(vals))],
+            textposition="outside",
+            textfont={"color": BAD, "size": 13},
+            cliponaxis=False,
             hovertemplate="class %{x}<br>λ₂ = %{y:.4f}<extra></extra>",
         )
     )
-    if weakest >= 0:
-        fig.add_annotation(
-            x=x[weakest],
-            y=float(vals[weakest]),
-            text="weakest",
-            showarrow=True,
-            arrowhead=2,
-            ax=0,
-            ay=-30,
-            font={"color": BAD},
-        )
-    fig.update_xaxes(type="category", title="true class")
-    fig.update_yaxes(title="λ₂ of the class's normalised Laplacian", rangemode="tozero")
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x, title="true class")
+    top = float(np.nanmax(vals[finite])) if finite.any() else 1.0
+    fig.update_yaxes(title="λ₂ (CONN)", range=[0, 1.15 * top if top > 0 else 1.0])
     return style(
         fig,
-        title or "Connectivity per class (higher = better connected; 0 = split apart)",
+        title or "Connectivity (CONN) per class",
+        subtitle="higher = better connected; 0 = the class falls apart",
         height=380,
     )
 
 
 def sre_class_bars(class_names: Sequence[Any], values: Sequence[float]) -> go.Figure:
-    """Mean SRE of the points of each class (lower is better)."""
+    """Mean SRE of the points of each class (lower is better); the worst is red, labelled."""
     vals = np.asarray(values, dtype=np.float64)
     x = unique_names(plain_all(class_names))
     worst = int(np.nanargmax(vals)) if np.isfinite(vals).any() else -1
@@ -256,12 +286,21 @@ def sre_class_bars(class_names: Sequence[Any], values: Sequence[float]) -> go.Fi
             x=x,
             y=vals,
             marker_color=[BAD if i == worst else QUALITATIVE[1] for i in range(len(vals))],
+            text=["worst" if i == worst and vals[i] > 0 else "" for i in range(len(vals))],
+            textposition="outside",
+            textfont={"color": BAD, "size": 13},
+            cliponaxis=False,
             hovertemplate="class %{x}<br>SRE = %{y:.4f}<extra></extra>",
         )
     )
-    fig.update_xaxes(type="category", title="true class")
-    fig.update_yaxes(title="share of |coefficients| outside the class", range=[0, 1])
-    return style(fig, "Subspace-preserving error per class (lower = better)", height=380)
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x, title="true class")
+    fig.update_yaxes(title="SRE (share outside)", range=[0, 1])
+    return style(
+        fig,
+        "Subspace-preserving error (SRE) per class",
+        subtitle="share of each point's |coefficients| outside its class; lower = better",
+        height=380,
+    )
 
 
 def sre_points(
@@ -346,34 +385,84 @@ def sre_points(
 
 
 def leakage_heatmap(matrix: np.ndarray, class_names: Sequence[Any]) -> go.Figure:
-    """K x K coefficient mass from class a (row) onto class b (column), as shares of the row."""
+    """K x K coefficient mass from class a (row) onto class b (column), as shares of the row.
+
+    The diagonal (mass kept inside the class, usually most of it) is drawn in one neutral
+    colour with its share written in, so the colour scale belongs to the off-diagonal leakage
+    alone and a 2% leak is visible next to a 98% diagonal. Shares print with one decimal
+    (:func:`~dashboard.figures._style.pct`): a real leak never reads "0%".
+    """
     m = np.asarray(matrix, dtype=np.float64)
     s = m.sum(axis=1, keepdims=True)
     share = np.divide(m, s, out=np.zeros_like(m), where=s > 0)
+    k = m.shape[0]
     names = unique_names(plain_all(class_names))
-    heat = go.Heatmap(
-        z=share,
-        x=names,
-        y=names,
-        customdata=m,
+    diag = np.eye(k, dtype=bool)
+    off = np.where(diag, np.nan, share)
+    kept = np.where(diag, share, np.nan)
+    top = float(np.nanmax(off)) if k > 1 and np.isfinite(off).any() else 0.0
+    zmax = top if top > 0 else 1.0
+    text = np.vectorize(pct, otypes=[object])(share) if k else np.empty((0, 0), dtype=object)
+    show_text = k <= 25
+    common: dict[str, Any] = {
+        "x": names,
+        "y": names,
+        "customdata": m,
+        "xgap": 1,
+        "ygap": 1,
+        "hoverongaps": False,
+    }
+    leak_text = np.where(diag, "", text)
+    kept_text = np.where(diag, np.char.add("kept ", text.astype(str)) if k else text, "")
+    leak = go.Heatmap(
+        z=off,
         colorscale=SEQ_LEAK,
         zmin=0,
-        zmax=1,
-        hovertemplate="from class %{y} onto class %{x}<br>%{z:.1%} of the row's |C| mass"
-        "<br>mass %{customdata:.4g}<extra></extra>",
-        colorbar={"title": {"text": "share of row"}, "thickness": 14},
-        xgap=1,
-        ygap=1,
+        zmax=zmax,
+        hovertemplate="from class %{y} onto class %{x}<br>%{z:.2%} of the row's |C| mass leaks "
+        "here<br>mass %{customdata:.4g}<extra></extra>",
+        colorbar={
+            "title": {"text": "leaked share<br>of the row"},
+            "thickness": 14,
+            "tickformat": ".1%" if zmax < 0.1 else ".0%",
+        },
+        textfont={"size": 11},
+        **({"text": leak_text, "texttemplate": "%{text}"} if show_text else {}),
+        **common,
     )
-    if m.shape[0] <= 25:
-        heat.update(texttemplate="%{z:.0%}", textfont={"size": 11})
-    fig = go.Figure(heat)
-    fig.update_xaxes(type="category", title="onto class b", side="top")
-    fig.update_yaxes(type="category", title="from class a", autorange="reversed")
-    k = m.shape[0]
+    inside = go.Heatmap(
+        z=kept,
+        colorscale=[[0, KEPT], [1, KEPT]],
+        zmin=0,
+        zmax=1,
+        showscale=False,
+        hovertemplate="class %{y}: %{z:.2%} of its |C| mass stays inside"
+        "<br>mass %{customdata:.4g}<extra></extra>",
+        textfont={"size": 11, "color": "#111827"},
+        **({"text": kept_text, "texttemplate": "%{text}"} if show_text else {}),
+        **common,
+    )
+    fig = go.Figure([leak, inside])
+    fig.update_xaxes(
+        type="category",
+        categoryorder="array",
+        categoryarray=names,
+        title="onto class b",
+        side="bottom",
+        tickangle=-35 if k > 6 or max((len(n) for n in names), default=0) > 8 else 0,
+    )
+    fig.update_yaxes(
+        type="category",
+        categoryorder="array",
+        categoryarray=names,
+        title="from class a",
+        autorange="reversed",
+    )
+    fig.update_layout(plot_bgcolor="white")
     return style(
         fig,
-        "Leakage: coefficient mass from class a onto class b (diagonal = kept inside)",
-        height=int(min(max(420, 190 + 28 * k), 900)),
-        top_axis=True,
+        "Leakage: share of each class's |C| mass landing on another class",
+        subtitle=f"rows sum to 100%; grey diagonal = kept inside the class; colour = leak "
+        f"(scale up to the largest leak, {pct(top)})",
+        height=int(min(max(440, 220 + 30 * k), 900)),
     )

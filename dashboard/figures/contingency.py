@@ -93,6 +93,13 @@ def contingency_heatmap(
     return style(fig, title, height=int(min(max(400, 200 + cell * k), 1100)), top_axis=True)
 
 
+def _stack_centres(values: np.ndarray, scale: float, pad: float) -> np.ndarray:
+    """Centres (0 = top, 1 = bottom) of nodes stacked in order with ``pad`` between them."""
+    heights = values * scale
+    tops = np.concatenate([[0.0], np.cumsum(heights[:-1] + pad)])
+    return tops + heights / 2
+
+
 def sankey(
     table: np.ndarray,
     rows: Sequence[str],
@@ -101,39 +108,76 @@ def sankey(
     sources: np.ndarray,
     targets: np.ndarray,
     values: np.ndarray,
+    n_matched: int = 0,
     title: str = "Where each class goes: class → cluster flow",
 ) -> go.Figure:
-    """Sankey diagram of the flows ``(sources[i] → targets[i], values[i])`` (row → column)."""
-    k = len(rows)
-    labels = [f"class {r}" for r in plain_all(rows)] + [f"cluster {c}" for c in plain_all(cols)]
+    """Sankey diagram of the flows ``(sources[i] → targets[i], values[i])`` (row → column).
+
+    Nodes keep the order of ``rows`` and ``cols`` (the matched order of the contingency
+    heatmap) top to bottom: their positions are set, else Plotly reorders them to reduce
+    crossings. The first ``n_matched`` clusters are matched to the class of the same rank and
+    take its colour; other clusters are grey. Labels are dark, for pale link bands.
+    """
+    k, c = len(rows), len(cols)
+    src = np.asarray(sources, dtype=np.int64)
+    dst = np.asarray(targets, dtype=np.int64)
+    val = np.asarray(values, dtype=np.int64)
+    labels = [f"class {r}" for r in plain_all(rows)] + [f"cluster {x}" for x in plain_all(cols)]
     palette = list(QUALITATIVE)
-    node_colors = [palette[i % len(palette)] for i in range(k)] + ["#9ca3af"] * len(cols)
+    n_m = min(int(n_matched), k, c)
+    node_colors = [palette[i % len(palette)] for i in range(k)] + [
+        palette[j % len(palette)] if j < n_m else "#9ca3af" for j in range(c)
+    ]
 
     def rgba(hex_color: str, alpha: float) -> str:
         h = hex_color.lstrip("#")
         r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
         return f"rgba({r},{g},{b},{alpha})"
 
-    link_colors = [rgba(palette[int(s) % len(palette)], 0.45) for s in sources]
+    link_colors = [rgba(palette[int(x) % len(palette)], 0.4) for x in src]
+    height = int(min(max(380, 24 * max(k, c)), 1200))
+    # Node positions in the given order: each side stacked top to bottom at Plotly's scale
+    # (the fuller side fills the plot height), centres as fractions of the plot height.
+    out_v = np.bincount(src, weights=val, minlength=k).astype(np.float64)
+    in_v = np.bincount(dst, weights=val, minlength=c).astype(np.float64)
+    pad = 12.0
+    plot_h = max(height - 70.0, 100.0)
+    total = max(float(val.sum()), 1.0)
+    scale = min((plot_h - pad * (n - 1)) / total for n in (k, c) if n > 0) if k and c else 1.0
+    scale = max(scale, 1e-9)
+    ys = (
+        np.concatenate([_stack_centres(out_v, scale, pad), _stack_centres(in_v, scale, pad)])
+        / plot_h
+    )
+    xs = [0.001] * k + [0.999] * c
     fig = go.Figure(
         go.Sankey(
             arrangement="snap",
+            textfont={"color": "#111827", "size": 13},
             node={
                 "label": labels,
                 "color": node_colors,
-                "pad": 12,
+                "x": xs,
+                "y": np.clip(ys, 0.001, 0.999).tolist(),
+                "pad": pad,
                 "thickness": 16,
+                "line": {"color": "#ffffff", "width": 0.5},
                 "hovertemplate": "%{label}: %{value:,} points<extra></extra>",
             },
             link={
-                "source": np.asarray(sources, dtype=np.int64).tolist(),
-                "target": (np.asarray(targets, dtype=np.int64) + k).tolist(),
-                "value": np.asarray(values, dtype=np.int64).tolist(),
+                "source": src.tolist(),
+                "target": (dst + k).tolist(),
+                "value": val.tolist(),
                 "color": link_colors,
                 "hovertemplate": "%{source.label} → %{target.label}: %{value:,} points"
                 "<extra></extra>",
             },
         )
     )
-    height = int(min(max(380, 24 * max(k, len(cols))), 1200))
-    return style(fig, title, height=height)
+    return style(
+        fig,
+        title,
+        subtitle="classes and clusters in the heatmap's matched order; a matched cluster "
+        "takes its class's colour, unmatched clusters are grey",
+        height=height,
+    )

@@ -14,8 +14,9 @@ import plotly.graph_objects as go
 from dashboard.figures._style import (
     BAD,
     GOOD,
+    NEUTRAL,
     QUALITATIVE,
-    SEQ_AFFINITY,
+    SEQ_AFFINITY_NONZERO,
     plain,
     plain_all,
     style,
@@ -104,8 +105,9 @@ def scatter_figure(
 ) -> go.Figure:
     """2-D scatter: colour = predicted cluster, symbol = true class; customdata = point index.
 
-    One trace per cluster (a legend entry each); ``customdata[0]`` of every point is its global
-    index, so a selection event maps back to points whatever trace they are in.
+    One trace per cluster (a legend entry each, a colour swatch), then one legend entry per
+    true class (its marker shape); ``customdata[0]`` of every point is its global index, so a
+    selection event maps back to points whatever trace they are in.
     """
     xy = np.asarray(xy, dtype=float)
     cl = np.asarray(clusters, dtype=np.int64)
@@ -126,12 +128,27 @@ def scatter_figure(
         idx = np.flatnonzero(cl == j)
         if idx.size == 0:
             continue
+        # The cluster's legend entry is a colour swatch (a line): a marker there would take
+        # the shape of the trace's first point, which reads as a class.
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                name=cnames[j],
+                legendgroup=f"cluster {j}",
+                line={"color": QUALITATIVE[j % len(QUALITATIVE)], "width": 8},
+                hoverinfo="skip",
+            )
+        )
         fig.add_trace(
             go.Scatter(
                 x=xy[idx, 0],
                 y=xy[idx, 1],
                 mode="markers",
                 name=cnames[j],
+                legendgroup=f"cluster {j}",
+                showlegend=False,
                 customdata=np.column_stack([idx, ca[idx]]),
                 text=[knames[c] for c in ca[idx]],
                 marker={
@@ -145,9 +162,35 @@ def scatter_figure(
                 ),
             )
         )
+    # The shape of a marker is the true class: a legend group of its own says so. These
+    # entries draw no points (so a selection never hits them).
+    present = sorted({int(c) for c in ca.tolist()})
+    for n, c in enumerate(present):
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=knames[c] if c < len(knames) else f"class {c}",
+                legendgroup="true class",
+                legendgrouptitle=(
+                    {"text": "shape = true class", "font": {"size": 13}} if n == 0 else None
+                ),
+                marker={
+                    "color": "white",
+                    "symbol": CLASS_SYMBOLS[c % len(CLASS_SYMBOLS)],
+                    "size": 12,
+                    "line": {"color": "#1f2937", "width": 1.5},
+                },
+                hoverinfo="skip",
+            )
+        )
     fig.update_xaxes(showticklabels=False, title=None, zeroline=False)
     fig.update_yaxes(showticklabels=False, title=None, zeroline=False, scaleanchor="x")
-    fig.update_layout(dragmode="lasso", legend={"title": {"text": "cluster"}})
+    fig.update_layout(
+        dragmode="lasso",
+        legend={"title": {"text": "colour = cluster", "font": {"size": 13}}, "tracegroupgap": 0},
+    )
     return style(fig, title, height=440)
 
 
@@ -159,30 +202,43 @@ def coef_heatmap(coef: np.ndarray, labels: Sequence[int], *, title: str | None =
     c = c[np.ix_(order, order)]
     lab = lab[order]
     n = lab.size
+    # The Affinity view's scale: zero is white (a gap on a white background), the smallest
+    # non-zero already clearly coloured, large values dark.
+    z = np.where(c > 0, c, np.nan)
     fig = go.Figure(
         go.Heatmap(
-            z=c,
+            z=z,
             x=list(range(n)),
             y=list(range(n)),
-            colorscale=SEQ_AFFINITY,
-            reversescale=False,
+            colorscale=SEQ_AFFINITY_NONZERO,
             zmin=0,
+            zmax=float(c.max()) if c.size and c.max() > 0 else 1.0,
             colorbar={"title": {"text": "|C_ij|"}, "thickness": 14},
             hovertemplate="row %{y} → col %{x}<br>|C| = %{z:.3f}<extra></extra>",
+            hoverongaps=False,
+            xgap=1,
+            ygap=1,
         )
     )
     cuts = np.flatnonzero(np.diff(lab)) + 0.5
+    line = {"color": "#d62728", "width": 1.5}
     for b in cuts:
-        fig.add_shape(
-            type="line", x0=b, x1=b, y0=-0.5, y1=n - 0.5, line={"color": "white", "width": 2}
-        )
-        fig.add_shape(
-            type="line", y0=b, y1=b, x0=-0.5, x1=n - 0.5, line={"color": "white", "width": 2}
-        )
-    fig.update_xaxes(title="represented by point j", showticklabels=False)
-    fig.update_yaxes(title="point i", autorange="reversed", showticklabels=False, scaleanchor="x")
+        fig.add_shape(type="line", x0=b, x1=b, y0=-0.5, y1=n - 0.5, line=line)
+        fig.add_shape(type="line", y0=b, y1=b, x0=-0.5, x1=n - 0.5, line=line)
+    fig.update_xaxes(
+        title="represented by point j", showticklabels=False, showgrid=False, zeroline=False,
+        range=[-0.5, n - 0.5], constrain="domain", linecolor=NEUTRAL, mirror=True,
+    )  # fmt: skip
+    fig.update_yaxes(
+        title="point i", autorange="reversed", showticklabels=False, scaleanchor="x",
+        showgrid=False, zeroline=False, constrain="domain", linecolor=NEUTRAL, mirror=True,
+    )  # fmt: skip
+    fig.update_layout(plot_bgcolor="white")
     return style(
-        fig, title or "|C|, points sorted by class (white lines: class boundaries)", height=430
+        fig,
+        title or "|C|, points sorted by class",
+        subtitle="white = exactly 0; red lines: class boundaries",
+        height=450,
     )
 
 

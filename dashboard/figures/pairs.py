@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.figures._style import BAD, GOOD, NEUTRAL, SEQ_COUNTS, style
+from dashboard.figures._style import BAD, QUALITATIVE, SEQ_COUNTS, style
 
 PAIR_SCORES = {
     "pair_precision": "precision",
@@ -63,10 +63,15 @@ def pair_confusion_matrix(tp: int, fp: int, fn: int, tn: int) -> go.Figure:
 
 
 def pair_scores_bar(scores: Mapping[str, float]) -> go.Figure:
-    """Horizontal bars of the pair-counting scores (ARI may be negative)."""
+    """Horizontal bars of the pair-counting scores (ARI may be negative), all one colour.
+
+    The length is the score; colour carries no extra meaning (a traffic-light colouring by
+    arbitrary thresholds read as a verdict nobody explained). A negative ARI (worse than
+    chance) is the one bar drawn in red.
+    """
     keys = [k for k in PAIR_SCORES if k in scores]
     vals = [float(scores[k]) for k in keys]
-    colors = [GOOD if v >= 0.8 else (BAD if v < 0.5 else NEUTRAL) for v in vals]
+    colors = [BAD if v < 0 else QUALITATIVE[0] for v in vals]
     fig = go.Figure(
         go.Bar(
             x=vals,
@@ -81,4 +86,9 @@ def pair_scores_bar(scores: Mapping[str, float]) -> go.Figure:
     lo = min([0.0, *vals])
     fig.update_xaxes(range=[lo - 0.05 if lo < 0 else 0, 1.12], title="score (1 = perfect)")
     fig.update_yaxes(type="category", autorange="reversed")
-    return style(fig, "Pair-counting scores", height=420)
+    return style(
+        fig,
+        "Pair-counting scores",
+        subtitle="all from the 2 x 2 pair confusion above; 1 = perfect, ARI 0 = chance",
+        height=440,
+    )

@@ -57,11 +57,12 @@ def render() -> None:
                 f"CONN min {compute.fmt(summ['conn_min'], 3)}, mean "
                 f"{compute.fmt(summ['conn_mean'], 3)}"
                 + (f"; one-point classes skipped: {len(skipped)}" if skipped else "")
+                + ". λ₂ is the second-smallest eigenvalue of the normalised Laplacian of the "
+                "class's own affinity graph (|C| + |C|ᵀ restricted to the class): 0 when the "
+                "class's points fall into disconnected pieces."
             )
         with b:
-            ui.chart(
-                sre_class_bars(aff["sre_classes"], aff["sre_per_class"]), key="sre_class"
-            )
+            ui.chart(sre_class_bars(aff["sre_classes"], aff["sre_per_class"]), key="sre_class")
             ui.note(
                 f"SRE {compute.fmt(summ['sre'], 3)} over all points; "
                 f"{summ['sre_zero_rows']:,} all-zero representations"
@@ -73,9 +74,7 @@ def render() -> None:
             ),
             key="sre_points",
         )
-        ui.chart(
-            leakage_heatmap(aff["leakage"], aff["leakage_classes"]), key="leakage_matrix"
-        )
+        ui.chart(leakage_heatmap(aff["leakage"], aff["leakage_classes"]), key="leakage_matrix")
 
 
 if __name__ == "__main__":

@@ -82,7 +82,15 @@ def render() -> None:
 
         src, dst, val = d["sankey"]
         ui.chart(
-            sankey(ct["table"], ct["rows"], ct["cols"], sources=src, targets=dst, values=val),
+            sankey(
+                ct["table"],
+                ct["rows"],
+                ct["cols"],
+                sources=src,
+                targets=dst,
+                values=val,
+                n_matched=ct["n_matched"],
+            ),
             key="contingency_sankey",
         )
 

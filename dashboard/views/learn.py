@@ -23,9 +23,10 @@ import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import metrics_core as mc  # noqa: E402
-from dashboard import explain, export, null_bands, presentation, report, ui  # noqa: E402
+from dashboard import analysis, explain, export, null_bands, presentation, report, ui  # noqa: E402
 from dashboard import learn_scenarios as ls  # noqa: E402
 from dashboard.figures import learn as lfig  # noqa: E402
+from dashboard.figures.affinity import conn_bars  # noqa: E402
 from dashboard.figures.contingency import contingency_heatmap  # noqa: E402
 from dashboard.figures.pairs import pair_confusion_matrix  # noqa: E402
 from metrics_core._errors import ClustlensInputError  # noqa: E402
@@ -187,13 +188,34 @@ def _table_editor() -> np.ndarray:
     return table
 
 
+def _matched_heatmap(table: np.ndarray, title: str):
+    """The table as a heatmap, clusters reordered so matched pairs sit on the (outlined)
+    diagonal, as on the Contingency page."""
+    rows, cols = _names(*table.shape)
+    o = analysis.matched_order(table, rows, cols)
+    return contingency_heatmap(
+        o["table"],
+        o["rows"],
+        o["cols"],
+        n_matched=o["n_matched"],
+        title=f"{title}: clusters reordered by the best one-to-one matching (outlined)",
+    )
+
+
 def _steps(table: np.ndarray, values: dict, average: str) -> None:
     st.subheader("Step by step")
     rows, cols = _names(*table.shape)
     for ex in explain.explain_all(table, values, average_method=average, classes=rows,
                                   clusters=cols):  # fmt: skip
-        shown = f"{int(ex.value):,}" if ex.key == "pair_tp" else _fmt(ex.value)
-        with st.expander(f"{ex.name} = {shown}", expanded=ex.key == "acc"):
+        if ex.key == "pair_tp":  # one explanation derives all four cells: name them all
+            label = (
+                f"pair confusion over unordered pairs: TP {int(values['pair_tp']):,} · "
+                f"FP {int(values['pair_fp']):,} · FN {int(values['pair_fn']):,} · "
+                f"TN {int(values['pair_tn']):,}"
+            )
+        else:
+            label = f"{ex.name} = {_fmt(ex.value)}"
+        with st.expander(label, expanded=ex.key == "acc"):
             for step in ex.steps:
                 if step.latex:
                     st.latex(step.latex)
@@ -248,8 +270,7 @@ def _table_tab(settings: presentation.Settings) -> None:
         f"N = {int(table.sum()):,} points, {table.shape[0]} classes, {table.shape[1]} clusters"
     )
     _metrics_row(values)
-    rows, cols = _names(*table.shape)
-    heat = contingency_heatmap(table, rows, cols, title="This table")
+    heat = _matched_heatmap(table, "This table")
     pairs = pair_confusion_matrix(values["pair_tp"], values["pair_fp"], values["pair_fn"],
                                   values["pair_tn"])  # fmt: skip
     # stacked, not side by side: both figures need the full width to stay legible
@@ -313,9 +334,7 @@ def _points_tab(settings: presentation.Settings) -> None:
     table = ls.table_of(ps.classes, clusters)
     values = explain.evaluate_table(table, st.session_state.get(K_AVERAGE, "arithmetic"))
     _metrics_row(values)
-    rows, cols = _names(*table.shape)
-    _chart(contingency_heatmap(table, rows, cols, title="Contingency of these points"),
-           "learn_points_heat", settings)  # fmt: skip
+    _chart(_matched_heatmap(table, "Contingency of these points"), "learn_points_heat", settings)
     pc = pair_confusion_matrix(
         values["pair_tp"], values["pair_fp"], values["pair_fn"], values["pair_tn"]
     )
@@ -387,11 +406,12 @@ def _affinity_tab(settings: presentation.Settings) -> None:
             "learn_tradeoff",
             settings,
         )  # fmt: skip
+    # the Affinity page's CONN bars (same colours, weakest class marked)
     _chart(
-        lfig.class_bars(
-            {f"class {chr(65 + i)}": v for i, v in enumerate(a["conn_per_class"])},
-            title="λ2 per class (0 = the class falls apart into pieces)",
-            higher_is_better=True,
+        conn_bars(
+            [f"class {chr(65 + i)}" for i in range(len(a["conn_per_class"]))],
+            a["conn_per_class"],
+            title="λ₂ per class (CONN)",
         ),
         "learn_conn_bars",
         settings,

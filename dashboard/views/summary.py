@@ -76,6 +76,26 @@ def _cards(m: dict, conv: state.Conventions) -> None:
         col.metric(label, compute.fmt(m[k], 3), help=helptext, border=True)
 
 
+def _table_rows(rows: list[dict]) -> list[dict[str, str]]:
+    """Catalogue rows for ``st.table``, which renders Markdown: every cell is escaped, so a
+    formula such as ``Σ_i max_j n_ij`` prints literally instead of in italics."""
+    out = []
+    nbsp = "\u00a0"  # short cells never break inside ("[0,", "1]" on two lines)
+    for r in rows:
+        out.append(
+            {
+                "metric": ui.md_escape(r["metric"]),
+                "value": ui.md_escape(compute.fmt(r["value"])),
+                "better": ui.md_escape(str(r.get("better", "—")).replace(" ", nbsp)),
+                "range": ui.md_escape(str(r.get("range", "")).replace(" ", nbsp)),
+                "formula": ui.md_escape(r.get("formula", "")),
+                "convention": ui.md_escape(r.get("convention", "")),
+                "reference": ui.md_escape(r.get("reference", "")),
+            }
+        )
+    return out
+
+
 def _runs_default(names: list[str]) -> bool:
     """Predictions look like runs of one method when their names differ only in digits."""
     stems = {re.sub(r"\d+", "#", n) for n in names}
@@ -105,21 +125,13 @@ def render() -> None:
         rows = compute.metric_rows(m)
         families = list(dict.fromkeys(r["family"] for r in rows))
         for fam in families:
-            fam_rows = [dict(r, value=compute.fmt(r["value"])) for r in rows if r["family"] == fam]
             with st.expander(fam, expanded=fam != "sizes"):
-                st.dataframe(
-                    fam_rows,
+                # A static table: long formulas and conventions wrap inside the page width and
+                # every row shows (a dataframe cuts text mid-word and scrolls past 10 rows).
+                st.table(
+                    _table_rows([r for r in rows if r["family"] == fam]),
                     hide_index=True,
-                    column_order=[
-                        "metric",
-                        "value",
-                        "better",
-                        "range",
-                        "formula",
-                        "convention",
-                        "reference",
-                    ],
-                    key=f"table_{fam.split()[0]}",
+                    border="horizontal",
                 )
 
         results = compute.all_metrics(s.truth, s.preds, s.coef, conv)
@@ -159,32 +171,38 @@ def render() -> None:
             "coef_orientation": conv.orientation,
         }
         csv_text, json_text = compute.exports(results, context, runs)
-        d1, d2, d3, _ = st.columns([1, 1, 1, 3])
-        d1.download_button(
-            "Download metrics (CSV)",
+        st.subheader("Download")
+        # buttons sized to their labels, side by side (fixed columns cut the labels off)
+        row = st.container(horizontal=True, gap="small")
+        row.download_button(
+            "Metrics CSV",
             csv_text,
             "clustlens_metrics.csv",
             "text/csv",
             key="dl_csv",
+            icon=":material/download:",
+            help="Every metric of every prediction, with the input names and conventions.",
         )
-        d2.download_button(
-            "Download metrics (JSON)",
+        row.download_button(
+            "Metrics JSON",
             json_text,
             "clustlens_metrics.json",
             "application/json",
             key="dl_json",
+            icon=":material/download:",
         )
         # The report embeds plotly.js (~5 MB), so it is built on request, not on every rerun.
-        if d3.button("Prepare HTML report", key="report_prepare"):
+        if row.button("Prepare HTML report", key="report_prepare"):
             st.session_state["report_ready"] = True
         if st.session_state.get("report_ready"):
             html = compute.report_html(s.truth, s.preds, pred, s.coef, conv)
-            d3.download_button(
-                "Download report (HTML)",
+            row.download_button(
+                "HTML report",
                 html,
                 "clustlens_report.html",
                 "text/html",
                 key="dl_report",
+                icon=":material/download:",
                 help="One file: metrics with conventions, interactive figures, input SHA-256; "
                 "opens offline in any browser.",
             )
