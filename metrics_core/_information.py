@@ -148,8 +148,9 @@ def _hypergeometric_expectation(a: np.ndarray, b: np.ndarray, n: int) -> np.ndar
 
     Exact to double precision: starts at the mode with weight 1, walks both ways with the
     pmf's ratio recurrence P(x+1)/P(x) = (a−x)(b−x) / ((x+1)(n−a−b+x+1)), normalises by the sum
-    of the weights it visited, and stops in each direction once the bound w·r/(1 − r) on the unvisited tail (w the last
-    weight, r the last ratio; the pmf is log-concave, so later ratios are smaller) is below
+    of the weights it visited, and stops in each direction once the bound w·r/(1 − r) on the
+    unvisited tail (w the last weight, r the last ratio; the pmf is log-concave, so later ratios
+    are smaller) is below
     ``_TAIL_REL`` of the mode's weight. A test checks it against the full sum in 50-digit
     arithmetic.
     No log-gamma differences are taken, so there is no cancellation at large n.

@@ -34,9 +34,10 @@ def test_bounds(pair: tuple[list[int], list[int]]) -> None:
             assert m[key] >= lo - 1e-12, key
         if hi is not None:
             assert m[key] <= hi + 1e-12, key
-    assert m["pair_tp"] + m["pair_fp"] + m["pair_fn"] + m["pair_tn"] == len(pair[0]) * (
-        len(pair[0]) - 1
-    ) // 2
+    assert (
+        m["pair_tp"] + m["pair_fp"] + m["pair_fn"] + m["pair_tn"]
+        == len(pair[0]) * (len(pair[0]) - 1) // 2
+    )
     assert m["jaccard"] <= m["fmi"] + 1e-12  # Jaccard is never above Fowlkes–Mallows
     assert m["acc"] <= m["purity"] + 1e-12  # a one-to-one map is one of purity's maps
 

@@ -73,10 +73,17 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="skip the N = 1e7 row")
     ap.add_argument("--no-sklearn-1000", action="store_true", help="skip sklearn at K = 1000")
     args = ap.parse_args()
-    rows = [(1_000_000, 10, True), (1_000_000, 100, True), (1_000_000, 1000, not args.no_sklearn_1000)]
+    rows = [
+        (1_000_000, 10, True),
+        (1_000_000, 100, True),
+        (1_000_000, 1000, not args.no_sklearn_1000),
+    ]
     if not args.quick:
         rows.append((10_000_000, 1000, False))
-    print(f"{'N':>11} {'K':>5} {'floor s':>8} {'ours s':>8} {'peak MB':>8} {'sklearn s':>10} {'speed-up':>9}")
+    print(
+        f"{'N':>11} {'K':>5} {'floor s':>8} {'ours s':>8} {'peak MB':>8} "
+        f"{'sklearn s':>10} {'speed-up':>9}"
+    )
     for n, k, with_sk in rows:
         t, p = _labels(n, k)
         _ours(t[:1000], p[:1000])  # warm imports
@@ -84,7 +91,10 @@ def main() -> None:
         ours, peak = _ours(t, p)
         sk = _sklearn_suite(t, p) if with_sk else float("nan")
         speed = sk / ours if with_sk else float("nan")
-        print(f"{n:>11,} {k:>5} {floor:>8.3f} {ours:>8.3f} {peak / 2**20:>8.0f} {sk:>10.2f} {speed:>8.1f}x")
+        print(
+            f"{n:>11,} {k:>5} {floor:>8.3f} {ours:>8.3f} {peak / 2**20:>8.0f} "
+            f"{sk:>10.2f} {speed:>8.1f}x"
+        )
 
 
 if __name__ == "__main__":
