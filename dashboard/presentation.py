@@ -70,7 +70,7 @@ def css(settings: Settings) -> str:
         '[data-testid="stSidebarNav"], [data-testid="collapsedControl"] { display: none; }',
         '[data-testid="stToolbar"], [data-testid="stDecoration"] { display: none; }',
         ".block-container, [data-testid='stMainBlockContainer'] { max-width: 100%; "
-        "padding-top: 1.5rem; padding-left: 3rem; padding-right: 3rem; }",
+        "padding-top: 3.5rem; padding-left: 3rem; padding-right: 3rem; }",
         f"html, body, .stApp, .stMarkdown, .stText, [data-testid='stMetricLabel'] "
         f"{{ font-size: {base}px; }}",
         f"[data-testid='stMetricValue'] {{ font-size: {round(2.4 * base)}px; }}",
@@ -106,10 +106,30 @@ def style_figure(fig: go.Figure, settings: Settings) -> go.Figure:
     if not settings.on:
         return fig
     p = PALETTES[settings.theme]
-    size = round(14 * min(max(settings.font_scale, 1.0), 2.0))
+    factor = min(max(settings.font_scale, 1.0), 2.0)
+    size = round(14 * factor)
     fig.update_layout(font={"size": size, "color": p.text})
+    # Larger text needs larger margins: let tick labels push the plot area, and grow the fixed
+    # margins (titles, axis titles on top) with the font.
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    m = fig.layout.margin
+    fig.update_layout(
+        margin={
+            side: round(getattr(m, side) * factor)
+            for side in ("l", "r", "t", "b")
+            if getattr(m, side) is not None
+        }
+    )
     if fig.layout.title and fig.layout.title.text:
-        fig.update_layout(title={"font": {"size": size + 4, "color": p.text}})
+        # automargin keeps the enlarged title clear of axis titles placed on top
+        fig.update_layout(
+            title={
+                "font": {"size": size + 4, "color": p.text},
+                "automargin": True,
+                "yref": "container",
+            }
+        )
     if settings.theme == "dark":
         fig.update_layout(paper_bgcolor=p.background, plot_bgcolor=p.surface)
         fig.update_xaxes(gridcolor=p.grid, zerolinecolor=p.grid, linecolor=p.grid)
