@@ -344,3 +344,25 @@ def test_switching_the_active_prediction():
     first = cards(at)["ACC"]
     at.selectbox(key="active_pred").set_value("demo: demo_pred_run2.txt").run()
     assert cards(at)["ACC"] != first
+
+
+def test_html_report_is_offered_on_request() -> None:
+    at = start()
+    assert not [d for d in at.get("download_button") if "report" in str(d.proto.label).lower()]
+    at.button(key="report_prepare").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [str(d.proto.label) for d in at.get("download_button")]
+    assert any("report" in label.lower() for label in labels), labels
+
+
+def test_presentation_mode_hides_the_sidebar_and_offers_a_way_out() -> None:
+    at = start()
+    assert not [b for b in at.button if b.key == "presentation_exit"]
+    at.toggle[0].set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    styles = [m.value for m in at.markdown if "<style>" in m.value]
+    assert styles and "stSidebar" in styles[0]
+    exit_button = [b for b in at.button if b.key == "presentation_exit"]
+    assert exit_button
+    exit_button[0].click().run()
+    assert not [m.value for m in at.markdown if "<style>" in m.value]
