@@ -262,3 +262,20 @@ def export_rows(
         row.update(metrics)
         rows.append({k: escape_cell(v) for k, v in row.items()})
     return rows
+
+
+#: Short display names of the headline metrics (cards, comparison tables, sweep plots).
+METRIC_LABELS: dict[str, str] = {
+    "acc": "ACC",
+    "nmi": "NMI",
+    "ari": "ARI",
+    "ami": "AMI",
+    "purity": "purity",
+    "f_measure": "F-measure",
+    "pair_f1": "pair F1",
+    "sre": "SRE",
+    "conn_min": "CONN (min)",
+    "conn_mean": "CONN (mean)",
+    "sparsity": "non-zeros per point",
+    "seconds": "seconds",
+}

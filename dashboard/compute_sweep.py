@@ -456,20 +456,7 @@ def make_inputs(
 
 # ---------------------------------------------------------------- table helpers
 #: Metrics offered for colouring and plotting, in this order, with display names.
-METRIC_LABELS: dict[str, str] = {
-    "acc": "ACC",
-    "nmi": "NMI",
-    "ari": "ARI",
-    "ami": "AMI",
-    "purity": "purity",
-    "f_measure": "F-measure",
-    "pair_f1": "pair F1",
-    "sre": "SRE",
-    "conn_min": "CONN (min)",
-    "conn_mean": "CONN (mean)",
-    "sparsity": "non-zeros per point",
-    "seconds": "seconds",
-}
+METRIC_LABELS = analysis.METRIC_LABELS
 LOWER_IS_BETTER = ("sre", "sparsity", "seconds")
 
 

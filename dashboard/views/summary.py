@@ -6,24 +6,13 @@ import re
 
 import streamlit as st
 
-from dashboard import compute, state, ui
+from dashboard import analysis, compute, state, ui
 from dashboard.figures.summary import metrics_compare
 from dashboard.state import K_AVERAGE, K_NOISE, K_PRESET, NO_PRESET
 
 HEADLINE = ["acc", "nmi", "ari", "sre", "conn_min"]
 COMPARE = ["acc", "nmi", "ami", "ari", "purity", "f_measure", "pair_f1", "sre", "conn_min"]
-LABELS = {
-    "acc": "ACC",
-    "nmi": "NMI",
-    "ami": "AMI",
-    "ari": "ARI",
-    "purity": "purity",
-    "f_measure": "F-measure",
-    "pair_f1": "pair F1",
-    "sre": "SRE",
-    "conn_min": "CONN (min)",
-    "conn_mean": "CONN (mean)",
-}
+LABELS = analysis.METRIC_LABELS
 AVERAGE_METHODS = ["arithmetic", "geometric", "min", "max"]
 NOISE_POLICIES = {
     "keep": "keep (noise label = one cluster, as scikit-learn)",
