@@ -125,7 +125,13 @@ def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
     )
     cols[4].metric("time", f"{res['seconds']:.1f} s", border=True)
     scale = st.radio(
-        "Colour", ["log", "linear"], horizontal=True, key="mv_colour", persist_state="session"
+        "Colour",
+        ["linear", "log"],
+        horizontal=True,
+        key="mv_colour",
+        persist_state="session",
+        help="linear shows the block structure of each view (the paper's Fig. 2); log brings "
+        "out the weak entries between classes",
     )
     log = scale == "log"
     names = list(res["view_names"])
