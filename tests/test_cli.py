@@ -147,3 +147,90 @@ def test_console_script_runs_as_a_process(files) -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "such.txt" in proc.stderr
+
+
+# --- every malformed or hostile file of the loader tests, through the console script --------
+import io_fixtures as fx  # noqa: E402
+from test_io import BAD_SPARSE, MALFORMED  # noqa: E402
+
+from metrics_core.io import load_coef, load_labels, load_table  # noqa: E402
+
+_FLAG = {load_labels: "--true", load_coef: "--coef", load_table: "--contingency"}
+_BAD_FILES = [c for c in MALFORMED if c[3] is not None]
+
+
+def _run_bad(files: dict[str, Path], flag: str, path: Path, capsys) -> tuple[int, str]:
+    args = {
+        "--true": ["evaluate", "--true", str(path), "--pred", str(files["pred"])],
+        "--coef": [
+            "evaluate",
+            "--true",
+            str(files["true"]),
+            "--pred",
+            str(files["pred"]),
+            "--coef",
+            str(path),
+        ],
+        "--contingency": ["evaluate", "--contingency", str(path)],
+    }[flag]
+    code = main(args)
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("fname", "data", "fn", "match"), _BAD_FILES, ids=[c[0] for c in _BAD_FILES]
+)
+def test_cli_exits_2_on_every_malformed_file(files, tmp_path, capsys, fname, data, fn, match):
+    bad = tmp_path / fname
+    bad.write_bytes(data)
+    code, err = _run_bad(files, _FLAG[fn], bad, capsys)
+    assert code == 2, err
+    assert fname in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("label", "members", "match"), BAD_SPARSE, ids=[c[0] for c in BAD_SPARSE])
+def test_cli_exits_2_on_every_bad_sparse_file(files, tmp_path, capsys, label, members, match):
+    bad = tmp_path / "C.npz"
+    bad.write_bytes(fx.raw_sparse_npz(**members))
+    code, err = _run_bad(files, "--coef", bad, capsys)
+    assert code == 2, err
+    assert "C.npz" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: fx.hdf5_external_link(p),
+        lambda p: fx.hdf5_soft_link(p),
+        lambda p: fx.hdf5_sparse_with_external_child(p),
+        lambda p: fx.hdf5_huge_declared(p),
+        lambda p: fx.mat73_sparse_bad(p, ir=[0, 1, 2, 40]),
+        lambda p: p.write_bytes(fx.mat5_declaring_huge_dims()),
+        lambda p: p.write_bytes(fx.mat5_sparse_bad_index()),
+        lambda p: p.write_bytes(fx.pickled_object_npy()),
+        lambda p: p.write_bytes(fx.npz_with_pickled_member()),
+        lambda p: p.write_bytes(fx.zip_bomb_npz(3 * 2**30)),
+        lambda p: p.write_bytes(fx.many_members_npz(100)),
+    ],
+    ids=[
+        "hdf5-external-link",
+        "hdf5-soft-link",
+        "hdf5-external-child",
+        "hdf5-huge",
+        "mat73-bad-index",
+        "mat5-huge-dims",
+        "mat5-bad-index",
+        "pickled-npy",
+        "pickled-npz",
+        "zip-bomb",
+        "many-members",
+    ],
+)
+def test_cli_exits_2_on_hostile_files(files, tmp_path, capsys, make):
+    bad = tmp_path / "hostile.mat"
+    make(bad)
+    if bad.suffix == ".mat" and bad.read_bytes()[:6] in (b"\x93NUMPY", b"PK\x03\x04"[:6]):
+        bad = bad.rename(bad.with_suffix(".npz" if bad.read_bytes()[:2] == b"PK" else ".npy"))
+    code, err = _run_bad(files, "--coef", bad, capsys)
+    assert code == 2, err
+    assert bad.name in err and "Traceback" not in err
