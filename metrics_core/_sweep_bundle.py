@@ -577,14 +577,12 @@ def _cell_matrix(value: Any, label: str, entry: str) -> Any:
 
 
 def _metric_keys() -> set[str]:
-    keys = {"sparsity", "seconds", "seconds_fit", "seconds_cluster", "entry", "setting"}
-    try:
-        from metrics_core import METRICS_BY_KEY
+    from metrics_core import METRICS_BY_KEY
 
-        keys |= set(METRICS_BY_KEY)
-    except ImportError:  # catalogue not available: the contract's key list
-        keys |= {"acc", "nmi", "ari", "sre", "conn_min", "conn_mean", "purity", "f_measure"}
-    return keys
+    # outcomes of a run that are not parameters (the multi-view protocol writes the last two)
+    extra = {"sparsity", "seconds", "seconds_fit", "seconds_cluster", "entry", "setting"}
+    extra |= {"n_components", "n_iter"}
+    return extra | set(METRICS_BY_KEY)
 
 
 def _load_results_csv(data: bytes, label: str, limits: BundleLimits) -> Bundle:

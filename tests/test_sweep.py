@@ -388,3 +388,17 @@ def test_cli_sweep_exit_codes(tmp_path, small, capsys):
         main(["sweep", "--bundle", str(tmp_path / "y.txt"), "--labels", str(tmp_path / "y.txt")])
         == 2
     )
+
+
+def test_multiview_sensitivity_grid_loads_as_a_results_only_sweep() -> None:
+    """`clustlens multiview --sensitivity` writes a table the Sweep view reads as a 2-D grid."""
+    from metrics_core._sweep_bundle import load_bundle
+
+    rows = ["alpha,beta,gamma,acc,nmi,purity,f_measure,pair_f1,ari,n_components,n_iter,seconds"]
+    for b in (1e-4, 1e-3, 1e-2):
+        for g in (4, 6, 8, 10):
+            rows.append(f"10.0,{b},{g},0.9,0.8,0.9,0.9,0.85,0.8,10,5,1.0")
+    bundle = load_bundle(("\n".join(rows) + "\n").encode(), name="sensitivity.csv")
+    assert bundle.param_names == ("alpha", "beta", "gamma")
+    assert len(bundle.settings) == 12 and not bundle.errors
+    assert set(bundle.settings[0].metrics) >= {"acc", "nmi", "purity", "ari"}
