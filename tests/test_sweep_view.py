@@ -210,3 +210,21 @@ def test_two_parameter_heatmap_and_literal_names():
     assert z.shape == (3, 2) and z[2, 1] == 60
     assert "&lt;b&gt;" in fig.layout.title.text and "<b>" not in fig.layout.title.text
     assert fig.data[0].colorbar.title.text == "acc"
+
+
+def test_results_only_sensitivity_table_draws_one_heatmap_per_metric():
+    """The multi-view β × γ sensitivity table, uploaded as a results-only sweep."""
+    at = sweep_page()
+    ok(at.radio(key="sw_source").set_value("bundle").run())
+    rows = ["alpha,beta,gamma,acc,nmi,purity,ari,n_components,n_iter,seconds"]
+    for b in (1e-4, 1e-3, 1e-2):
+        for g in (4, 6, 8, 10):
+            rows.append(f"10.0,{b},{g},{0.9 + g / 1000},0.8,0.9,0.8,10,5,1.0")
+    data = ("\n".join(rows) + "\n").encode()
+    at.file_uploader(key="sw_up_bundle").set_value(("sensitivity.csv", data, "text/csv"))
+    ok(at.run())
+    ok(at.button(key="sw_score").click().run())
+    run = run_state(at)
+    assert run["kind"] == "bundle" and len(run["rows"]) == 12
+    keys = list(charts(at))
+    assert any("heat" in k for k in keys), keys
