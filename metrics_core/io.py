@@ -22,7 +22,8 @@ Examples
 >>> buf = io.BytesIO(); np.save(buf, np.array([[1.0, 2.0, 2.0]]))
 >>> res = load_labels(buf.getvalue(), name="pred.npy")
 >>> res.labels.tolist(), res.notes
-([1, 2, 2], ['flattened a (1, 3) array', 'float-coded labels read as integers'])
+([1, 2, 2], ['flattened a (1, 3) array', 'float-coded labels read as integers',
+ 'labels run 1..2 (1-based, as MATLAB writes them)'])
 >>> load_labels(b"y\\n0\\n1\\n1\\n", name="truth.csv").labels.tolist()
 [0, 1, 1]
 """
@@ -88,6 +89,23 @@ _CONTAINERS = ("npz", "mat5", "hdf5")
 _DENSE_TABLE_CELLS = 4_000_000
 
 
+def _values_note(lab: np.ndarray) -> str:
+    """One line on the label values: 1-based or 0-based ints, their range, or strings."""
+    if not lab.size:
+        return ""
+    if lab.dtype.kind in "iu":
+        lo, hi = int(lab.min()), int(lab.max())
+        k = np.unique(lab).size
+        if lo == 1 and hi == k:
+            return f"labels run 1..{k} (1-based, as MATLAB writes them)"
+        if lo == 0 and hi == k - 1:
+            return f"labels run 0..{k - 1}"
+        return f"{k} distinct integer labels from {lo} to {hi}"
+    if lab.dtype.kind == "U":
+        return f"{np.unique(lab).size} distinct string labels"
+    return ""
+
+
 @dataclass(frozen=True)
 class LoadedLabels:
     """Labels read from a file.
@@ -111,6 +129,14 @@ class LoadedLabels:
     candidates: list[str]
     notes: list[str] = field(default_factory=list)
     source: str = ""
+
+    def __post_init__(self) -> None:
+        # One-line notes on how the values read; the values themselves are never changed
+        # (only the partition matters to every metric). Idempotent: a result rebuilt from
+        # another process's notes does not repeat them.
+        note = _values_note(self.labels)
+        if note and note not in self.notes:
+            self.notes.append(note)
 
 
 @dataclass(frozen=True)

@@ -536,3 +536,18 @@ def test_damaged_files_fail_cleanly(tmp_path):
                     fn(bytes(b), name=fname)
                 except ClustlensInputError as exc:
                     assert fname in str(exc)
+
+
+@pytest.mark.parametrize(
+    ("data", "note"),
+    [
+        (b"1\n2\n2\n3\n", "labels run 1..3 (1-based, as MATLAB writes them)"),
+        (b"0\n1\n1\n", "labels run 0..1"),
+        (b"-1\n5\n5\n", "2 distinct integer labels from -1 to 5"),
+        (b"cat\ndog\n", "2 distinct string labels"),
+    ],
+)
+def test_label_values_get_a_one_line_note(data, note):
+    res = load_labels(data, name="y.txt")
+    assert note in res.notes
+    assert res.notes.count(note) == 1
