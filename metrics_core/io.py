@@ -469,6 +469,55 @@ def _labels_from_text(
     return LoadedLabels(labels, header[j] if header else None, list(names), notes, source.name)
 
 
+def _read_matrix(
+    source: Source,
+    limits: IOLimits,
+    what: str,
+    names: tuple[str, ...],
+    variable: str | None,
+    shape_ok: Callable[[Any], bool],
+    check_shape: Callable[[tuple[int, ...], str | None, bool], None] | None,
+) -> tuple[Any, str | None, list[str], list[str]]:
+    """Read one 2-D numeric array (dense or sparse) from text, .npy or a container.
+
+    ``shape_ok`` says which container variables can hold it; ``check_shape(shape, where,
+    sparse)`` refuses a declared shape before any data is read. Returns the array, the chosen
+    variable (None for single-array files), the variables on offer and the notes.
+    """
+    fmt = detect_format(source, ("text", "npy", "npz", "mat5", "hdf5"), what)
+    notes: list[str] = []
+    chosen: str | None = None
+    candidates: list[str] = []
+    if fmt == "text":
+        table = split_text(source, limits, numeric=True)
+        notes += table.notes
+        if table.header is not None:
+            notes.append("skipped a header line")
+        m: Any = table.body
+        if check_shape is not None:
+            check_shape(m.shape, None, False)
+    elif fmt == "npy":
+        m = _load_npy(
+            source,
+            limits,
+            None if check_shape is None else lambda shape: check_shape(shape, None, False),
+        )
+    else:
+        with _open_container(source, fmt, limits) as container:
+            infos = container.variables()
+            candidates = [v.name for v in infos]
+            suitable = [v for v in infos if shape_ok(v) and (v.sparse or _is_numeric(v.dtype))]
+            chosen = choose_variable(source, infos, suitable, names, variable, what, notes)
+            if check_shape is not None:
+                info = next(v for v in infos if v.name == chosen)
+                where = None if getattr(container, "is_sparse", False) else f"variable {chosen!r}"
+                check_shape(info.shape, where, info.sparse)
+            m = _read_container(container, chosen)
+        if fmt == "npz" and container.is_sparse:
+            chosen = None
+    return m, chosen, candidates, notes
+
+
 def load_coef(
     src: Any,
     *,
@@ -497,42 +546,16 @@ def load_coef(
     """
     limits = limits or DEFAULT_LIMITS
     source = Source(src, name)
-    fmt = detect_format(source, ("text", "npy", "npz", "mat5", "hdf5"), "a coefficient matrix")
-    notes: list[str] = []
-    chosen: str | None = None
-    candidates: list[str] = []
-    if fmt == "text":
-        table = split_text(source, limits, numeric=True)
-        notes += table.notes
-        if table.header is not None:
-            notes.append("skipped a header line")
-        m: Any = table.body
-        _check_square_shape(source, m.shape, limits, None, sparse=False)
-    elif fmt == "npy":
-        m = _load_npy(
-            source, limits, lambda shape: _check_square_shape(source, shape, limits, None, False)
-        )
-    else:
-        with _open_container(source, fmt, limits) as container:
-            infos = container.variables()
-            candidates = [v.name for v in infos]
-            suitable = [
-                v
-                for v in infos
-                if len(v.shape) == 2
-                and v.shape[0] == v.shape[1]
-                and v.shape[0] > 0
-                and (v.sparse or _is_numeric(v.dtype))
-            ]
-            chosen = choose_variable(
-                source, infos, suitable, MATRIX_NAMES, variable, "a coefficient matrix", notes
-            )
-            info = next(v for v in infos if v.name == chosen)
-            where = None if getattr(container, "is_sparse", False) else f"variable {chosen!r}"
-            _check_square_shape(source, info.shape, limits, where, info.sparse)
-            m = _read_container(container, chosen)
-        if fmt == "npz" and container.is_sparse:
-            chosen = None
+
+    def square(v: Any) -> bool:
+        return len(v.shape) == 2 and v.shape[0] == v.shape[1] and v.shape[0] > 0
+
+    def check(shape: tuple[int, ...], where: str | None, sparse: bool) -> None:
+        _check_square_shape(source, shape, limits, where, sparse)
+
+    m, chosen, candidates, notes = _read_matrix(
+        source, limits, "a coefficient matrix", MATRIX_NAMES, variable, square, check
+    )
     where = f"variable {chosen!r}" if chosen else None
     if sp.issparse(m):
         _check_square_shape(source, m.shape, limits, where, sparse=True)
@@ -563,33 +586,15 @@ def load_data_matrix(
     """
     limits = limits or DEFAULT_LIMITS
     source = Source(src, name)
-    fmt = detect_format(source, ("text", "npy", "npz", "mat5", "hdf5"), "a data matrix")
-    notes: list[str] = []
-    chosen: str | None = None
-    candidates: list[str] = []
-    if fmt == "text":
-        table = split_text(source, limits, numeric=True)
-        notes += table.notes
-        if table.header is not None:
-            notes.append("skipped a header line")
-        m: Any = table.body
-    elif fmt == "npy":
-        m = _load_npy(source, limits)
-    else:
-        with _open_container(source, fmt, limits) as container:
-            infos = container.variables()
-            candidates = [v.name for v in infos]
-            suitable = [
-                v
-                for v in infos
-                if len(v.shape) == 2 and min(v.shape) > 0 and (v.sparse or _is_numeric(v.dtype))
-            ]
-            chosen = choose_variable(
-                source, infos, suitable, DATA_NAMES, variable, "a data matrix", notes
-            )
-            m = _read_container(container, chosen)
-        if fmt == "npz" and container.is_sparse:
-            chosen = None
+    m, chosen, candidates, notes = _read_matrix(
+        source,
+        limits,
+        "a data matrix",
+        DATA_NAMES,
+        variable,
+        lambda v: len(v.shape) == 2 and min(v.shape) > 0,
+        None,
+    )
     where = f"variable {chosen!r}" if chosen else None
     if sp.issparse(m):
         check_declared_bytes(source, prod(m.shape) * 8, "the densified data matrix", limits, where)
