@@ -545,9 +545,11 @@ def st_figure_downloads(fig: Any, stem: str, key: str) -> None:
     if not ok:
         st.caption(why)
         return
-    digest = hashlib.sha256(fig.to_json().encode()).hexdigest()[:16]
     store = st.session_state.setdefault("_clustlens_exports", {})
     cached = store.get(key)
+    # the figure's JSON is hashed only when there is something to compare it with: most
+    # figures are never exported, and hashing a large heatmap on every rerun costs time
+    digest = hashlib.sha256(fig.to_json().encode()).hexdigest()[:16] if cached else ""
     if cached is None or cached[0] != digest:
         if st.button("Prepare PNG and SVG", key=f"{key}_prepare", icon=":material/image:"):
             try:
@@ -557,6 +559,7 @@ def st_figure_downloads(fig: Any, stem: str, key: str) -> None:
             except ExportUnavailable as exc:
                 st.caption(str(exc))
                 return
+            digest = hashlib.sha256(fig.to_json().encode()).hexdigest()[:16]
             store[key] = (digest, png, svg)
             cached = store[key]
         else:

@@ -106,12 +106,15 @@ def require(s: AppState, pred: Input | None, *, need_coef: bool = False) -> bool
     return True
 
 
-def chart(fig: Any, key: str, **kwargs: Any) -> Any:
-    """Draw a Plotly figure, restyled for presentation mode (theme and font size) when it is on.
+def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
+    """Draw a Plotly figure, restyled for presentation mode (theme and font size) when it is on,
+    with a small "PNG / SVG" download menu under it.
 
-    Every view draws through this, so presentation mode reaches every figure, not only the
-    ones of the page that defined it.
+    Every view draws through this, so presentation mode and the static downloads reach every
+    figure, not only the ones of the page that defined them. The images are rendered on request
+    only (kaleido starts the system browser).
     """
+    from dashboard import export as exporter
     from dashboard import presentation
 
     settings = presentation.current()
@@ -119,4 +122,8 @@ def chart(fig: Any, key: str, **kwargs: Any) -> Any:
         fig = presentation.style_figure(fig, settings)
         # our own dark template, not Streamlit's, which would re-colour the scales
         kwargs.setdefault("theme", None if settings.theme == "dark" else "streamlit")
-    return st.plotly_chart(fig, key=key, **kwargs)
+    event = st.plotly_chart(fig, key=key, **kwargs)
+    if export:
+        with st.popover("PNG / SVG", icon=":material/download:"):
+            exporter.st_figure_downloads(fig, f"clustlens_{key}", f"{key}_export")
+    return event

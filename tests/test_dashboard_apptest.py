@@ -43,6 +43,11 @@ def start() -> AppTest:
     return at
 
 
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def charts(at: AppTest) -> dict[str, dict]:
     """Plotly charts on the page by key, as parsed figure JSON."""
     out = {}
@@ -366,3 +371,19 @@ def test_presentation_mode_hides_the_sidebar_and_offers_a_way_out() -> None:
     assert exit_button
     exit_button[0].click().run()
     assert not [m.value for m in at.markdown if "<style>" in m.value]
+
+
+def test_every_chart_offers_png_and_svg_on_request() -> None:
+    from dashboard.export import static_export_status
+
+    at = start()
+    ok(at.switch_page("views/contingency.py").run())
+    prepare = [b.key for b in at.button if str(b.key).endswith("_export_prepare")]
+    assert {"contingency_heatmap_export_prepare", "contingency_sankey_export_prepare"} <= set(
+        prepare
+    )
+    if not static_export_status()[0]:
+        pytest.skip("no browser for static export on this machine")
+    ok(at.button(key="contingency_heatmap_export_prepare").click().run())
+    labels = {str(d.proto.label) for d in at.get("download_button")}
+    assert {"PNG", "SVG"} <= labels

@@ -279,8 +279,7 @@ def _table_tab(settings: presentation.Settings) -> None:
     _steps(table, values, average)
     with st.expander("Export"):
         _table_exports(values)
-        st.caption("Figures (static, through the system browser):")
-        export.st_figure_downloads(heat, "learn_contingency", "learn_heat_export")
+        st.caption("Each figure has its own PNG / SVG menu under it.")
         _report_download(table, values, [("Contingency table", heat), ("Pair confusion", pairs)])
 
 
