@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import metrics_core as mc  # noqa: E402
-from dashboard import analysis, explain, export, null_bands, presentation, report, ui  # noqa: E402
+from dashboard import analysis, compute_learn, explain, export, presentation, report, ui  # noqa: E402
 from dashboard import learn_scenarios as ls  # noqa: E402
 from dashboard.figures import learn as lfig  # noqa: E402
 from dashboard.figures.affinity import conn_bars  # noqa: E402
@@ -69,39 +69,6 @@ def _chart(fig, key: str, settings: presentation.Settings, **kw):
 
 
 # ----------------------------------------------------------------------------- cached maths
-@st.cache_data(max_entries=16, show_spinner="Shuffling labels for the null bands…")
-def _bands(n_per_class: int, n_classes: int, n_perm: int, average: str) -> dict:
-    sizes = [n_per_class] * n_classes
-    ks = null_bands.default_ks(n_per_class * n_classes)
-    b = null_bands.permutation_null(sizes, ks, n_perm=n_perm, seed=0, average_method=average)
-    obs = null_bands.random_labelling_scores(sizes, ks, seed=1, average_method=average)
-    return {"bands": b, "observed": obs}
-
-
-@st.cache_data(max_entries=64)
-def _affinity(leakage: float, density: float) -> dict:
-    s = ls.small_coef(leakage, density)
-    sre = mc.subspace_preserving_error(s.coef, s.labels)
-    conn = mc.connectivity(s.coef, s.labels)
-    path = np.linspace(0.0, 1.0, 11)
-    sweep_sre, sweep_conn = [], []
-    for t in path:
-        p = ls.small_coef(leakage * t, density * t)
-        sweep_sre.append(float(mc.subspace_preserving_error(p.coef, p.labels).value))
-        sweep_conn.append(float(mc.connectivity(p.coef, p.labels).min))
-    return {
-        "coef": s.coef,
-        "labels": s.labels,
-        "sre": float(sre.value),
-        "conn_min": float(conn.min),
-        "conn_mean": float(conn.mean),
-        "conn_per_class": [float(x) for x in conn.per_class],
-        "path_density": (path * density).tolist(),
-        "path_sre": sweep_sre,
-        "path_conn": sweep_conn,
-    }
-
-
 # ----------------------------------------------------------------------------- state
 def _init() -> None:
     s = st.session_state
@@ -265,7 +232,7 @@ def _table_tab(settings: presentation.Settings) -> None:
         horizontal=True,
         help="How MI is divided: the mean of H(classes) and H(clusters) chosen here.",
     )
-    values = explain.evaluate_table(table, average)
+    values = compute_learn.table_metrics(table, average)
     st.caption(
         f"N = {int(table.sum()):,} points, {table.shape[0]} classes, {table.shape[1]} clusters"
     )
@@ -331,7 +298,7 @@ def _points_tab(settings: presentation.Settings) -> None:
         s[K_PVER] = int(s[K_PVER]) + 1
         st.rerun()
     table = ls.table_of(ps.classes, clusters)
-    values = explain.evaluate_table(table, st.session_state.get(K_AVERAGE, "arithmetic"))
+    values = compute_learn.table_metrics(table, st.session_state.get(K_AVERAGE, "arithmetic"))
     _metrics_row(values)
     _chart(_matched_heatmap(table, "Contingency of these points"), "learn_points_heat", settings)
     pc = pair_confusion_matrix(
@@ -354,7 +321,7 @@ def _random_tab(settings: presentation.Settings) -> None:
     n_per = c1.slider("Points per class (3 classes)", 10, 60, 20, step=5, key="learn_null_n")
     n_perm = c2.select_slider("Shuffles per k", [50, 100, 200], value=100, key="learn_null_perm")
     average = st.session_state.get(K_AVERAGE, "arithmetic")
-    res = _bands(int(n_per), 3, int(n_perm), average)
+    res = compute_learn.null_bands_for(int(n_per), 3, int(n_perm), average)
     b = res["bands"]
     fig = lfig.null_band_figure(b.ks, b.exact_mean, b.lo, b.hi, observed=res["observed"])
     _chart(fig, "learn_null", settings)
@@ -385,7 +352,7 @@ def _affinity_tab(settings: presentation.Settings) -> None:
     c1, c2 = st.columns(2)
     leak = c1.slider("Leakage across classes", 0.0, 0.6, 0.1, step=0.05, key="learn_leak")
     dens = c2.slider("Density within classes", 0.0, 1.0, 0.3, step=0.05, key="learn_density")
-    a = _affinity(round(float(leak), 4), round(float(dens), 4))
+    a = compute_learn.toy_affinity(round(float(leak), 4), round(float(dens), 4))
     m1, m2, m3 = st.columns(3)
     m1.metric("SRE (lower is better)", _fmt(a["sre"]))
     m2.metric("CONN min λ2 (higher is better)", _fmt(a["conn_min"]))

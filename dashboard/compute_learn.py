@@ -1,0 +1,50 @@
+"""Cached compute layer of the Learn view (keyed on small numbers and table bytes only)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import metrics_core as mc
+from dashboard import explain, null_bands
+from dashboard import learn_scenarios as ls
+
+
+def table_metrics(table: np.ndarray, average: str) -> dict:
+    """Every metric of a typed contingency table (small: recomputed as the user types)."""
+    return explain.evaluate_table(table, average)
+
+
+@st.cache_data(max_entries=16, show_spinner="Shuffling labels for the null bands…")
+def null_bands_for(n_per_class: int, n_classes: int, n_perm: int, average: str) -> dict:
+    """Permutation-null bands of NMI/ARI/AMI and random labelings' scores, K growing."""
+    sizes = [n_per_class] * n_classes
+    ks = null_bands.default_ks(n_per_class * n_classes)
+    b = null_bands.permutation_null(sizes, ks, n_perm=n_perm, seed=0, average_method=average)
+    obs = null_bands.random_labelling_scores(sizes, ks, seed=1, average_method=average)
+    return {"bands": b, "observed": obs}
+
+
+@st.cache_data(max_entries=64)
+def toy_affinity(leakage: float, density: float) -> dict:
+    """SRE/CONN of the toy C and along the path from no leakage/density to the chosen ones."""
+    s = ls.small_coef(leakage, density)
+    sre = mc.subspace_preserving_error(s.coef, s.labels)
+    conn = mc.connectivity(s.coef, s.labels)
+    path = np.linspace(0.0, 1.0, 11)
+    sweep_sre, sweep_conn = [], []
+    for t in path:
+        p = ls.small_coef(leakage * t, density * t)
+        sweep_sre.append(float(mc.subspace_preserving_error(p.coef, p.labels).value))
+        sweep_conn.append(float(mc.connectivity(p.coef, p.labels).min))
+    return {
+        "coef": s.coef,
+        "labels": s.labels,
+        "sre": float(sre.value),
+        "conn_min": float(conn.min),
+        "conn_mean": float(conn.mean),
+        "conn_per_class": [float(x) for x in conn.per_class],
+        "path_density": (path * density).tolist(),
+        "path_sre": sweep_sre,
+        "path_conn": sweep_conn,
+    }
