@@ -6,7 +6,7 @@ underscore-prefixed arguments, which Streamlit does not hash, so a 1e6-non-zero 
 hashed on a rerun. Public functions take :class:`dashboard.state.Input` objects and
 :class:`dashboard.state.Conventions` and unpack them into those keys.
 
-Uploads are parsed by ``metrics_core.upload_worker.parse_in_worker`` (a memory- and
+Uploads are parsed by ``metrics_core.io.worker.parse_in_worker`` (a memory- and
 time-limited child process): a hostile file can kill the worker, never the server.
 """
 
@@ -25,7 +25,7 @@ import metrics_core as mc
 from dashboard import analysis
 from dashboard.figures import pooling
 from dashboard.state import Conventions, Input, sha256
-from metrics_core._errors import ClustlensInputError
+from metrics_core.validation._errors import ClustlensInputError
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo_data"
 LABEL_KIND, COEF_KIND = "labels", "coef"
@@ -106,7 +106,7 @@ def _to_parsed(kind: str, res: Any, name: str = "") -> Parsed:
 def _parse_upload(
     kind: str, name: str, digest: str, variable: str | None, column: str | None, _data: bytes
 ) -> Parsed:
-    from metrics_core.upload_worker import parse_in_worker
+    from metrics_core.io.worker import parse_in_worker
 
     kwargs: dict[str, Any] = {}
     if variable is not None:
@@ -161,7 +161,7 @@ def warm_up_worker() -> bool:
 
         time.sleep(3.0)  # let the first page render before competing for the CPU
         try:
-            from metrics_core.upload_worker import warm_up
+            from metrics_core.io.worker import warm_up
 
             warm_up()
         except Exception:  # the first real upload will report any problem

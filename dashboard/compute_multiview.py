@@ -19,7 +19,7 @@ from dashboard import analysis, compute
 from dashboard.compute_sweep import stratified_subset
 from dashboard.figures import pooling
 from dashboard.state import sha256
-from metrics_core._errors import ClustlensInputError
+from metrics_core.validation._errors import ClustlensInputError
 
 #: HW points used by default (stratified: 20 per digit): SSF in a few seconds.
 HW_DEFAULT_N = 200
@@ -81,7 +81,7 @@ def hw(n: int = HW_DEFAULT_N, seed: int = 0) -> MVData:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _synthetic(n_per: int, k: int, v: int, noise: float, seed: int):
-    from demo_data.multiview_synthetic import make_multiview
+    from metrics_core.datasets import make_multiview
 
     views, y = make_multiview(n_per, k, v, noise=noise, seed=seed)
     return tuple(_frozen(x) for x in views), _frozen(y)
@@ -109,7 +109,7 @@ def synthetic(
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _parse_view(name: str, digest: str, _data: bytes) -> np.ndarray:
-    from metrics_core.upload_worker import parse_in_worker
+    from metrics_core.io.worker import parse_in_worker
 
     res = parse_in_worker("data", _data, name)
     X = getattr(res, "matrix", res)

@@ -26,7 +26,7 @@ import streamlit as st
 
 from dashboard import analysis, compute
 from dashboard.state import Input, sha256
-from metrics_core._errors import ClustlensInputError
+from metrics_core.validation._errors import ClustlensInputError
 
 #: Largest grid the view runs (settings); bigger grids are refused with a message.
 MAX_SETTINGS = 400
@@ -79,7 +79,7 @@ def _synthetic(
     noise: float,
     seed: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    from demo_data.synthetic import union_of_subspaces
+    from metrics_core.datasets import union_of_subspaces
 
     try:
         X, y = union_of_subspaces(
@@ -100,7 +100,7 @@ def synthetic(
     noise: float = 0.1,
     seed: int = 0,
 ) -> SweepData:
-    """A union of random subspaces from :func:`demo_data.synthetic.union_of_subspaces`."""
+    """A union of random subspaces from :func:`metrics_core.datasets.union_of_subspaces`."""
     args = (
         int(ambient_dim),
         int(subspace_dim),
@@ -141,7 +141,7 @@ def stratified_subset(labels: np.ndarray, n: int, seed: int) -> np.ndarray:
 
 @st.cache_resource(show_spinner=False, max_entries=12)
 def _mfeat(view: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    from demo_data.mfeat import load_view
+    from metrics_core.datasets import load_view
 
     X, y = load_view(view)
     idx = stratified_subset(y, n, seed)
@@ -153,7 +153,7 @@ def _mfeat(view: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def mfeat_views() -> dict[str, str]:
     """The handwritten-digit views: name -> description."""
-    from demo_data.mfeat import VIEWS
+    from metrics_core.datasets import VIEWS
 
     return dict(VIEWS)
 
@@ -174,7 +174,7 @@ def mfeat(view: str, n: int = MFEAT_DEFAULT_N, seed: int = 0) -> SweepData:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _parse_data(name: str, digest: str, _data: bytes) -> np.ndarray:
-    from metrics_core.upload_worker import parse_in_worker
+    from metrics_core.io.worker import parse_in_worker
 
     res = parse_in_worker("data", _data, name)
     X = getattr(res, "matrix", res)
@@ -345,7 +345,7 @@ def demo_sweep() -> dict[str, Any]:
 # ---------------------------------------------------------------- bundles
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _bundle(name: str, digest: str, n_samples: int | None, _data: bytes) -> Any:
-    from metrics_core._sweep_bundle import load_bundle
+    from metrics_core.sweep._bundle import load_bundle
 
     return load_bundle(_data, name, n_samples=n_samples)
 

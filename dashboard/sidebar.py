@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard import compute, state, ui
 from dashboard.state import K_ACTIVE, K_ORIENT, AppState, Input
-from metrics_core._errors import ClustlensInputError
+from metrics_core.validation._errors import ClustlensInputError
 
 log = logging.getLogger("clustlens.dashboard")
 

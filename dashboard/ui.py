@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.state import AppState, Conventions, Input
-from metrics_core._errors import ClustlensInputError
+from metrics_core.validation._errors import ClustlensInputError
 
 log = logging.getLogger("clustlens.dashboard")
 

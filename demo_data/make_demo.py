@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from demo_data.synthetic import union_of_subspaces
+from metrics_core.datasets import union_of_subspaces
 
 HERE = Path(__file__).resolve().parent
 N_CLASSES, PER_CLASS, SEED = 5, 80, 7

@@ -10,16 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import laplacian as csgraph_laplacian
 
-import metrics_core._spectral_gap as sg
-from metrics_core._affinity import (
+import metrics_core.affinity._spectral_gap as sg
+from metrics_core.affinity._diagnostics import (
     AFFINITY_PRESETS,
     affinity_diagnostics,
     connectivity,
     leakage_matrix,
     subspace_preserving_error,
 )
-from metrics_core._errors import ClustlensInputError
-from metrics_core._validation_coef import check_coef
+from metrics_core.validation._coef import check_coef
+from metrics_core.validation._errors import ClustlensInputError
 
 EPS = np.finfo(float).eps
 

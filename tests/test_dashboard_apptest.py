@@ -28,7 +28,7 @@ PAGES = {
     ],
 }
 
-pytest.importorskip("metrics_core.upload_worker", reason="uploads are parsed by the io worker")
+pytest.importorskip("metrics_core.io.worker", reason="uploads are parsed by the io worker")
 
 
 def unescape(text: str) -> str:

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from metrics_core._errors import ClustlensInputError
 from metrics_core.io import (
     IOLimits,
     list_variables,
@@ -18,6 +17,7 @@ from metrics_core.io import (
     load_labels,
     load_table,
 )
+from metrics_core.validation._errors import ClustlensInputError
 
 try:
     from tests import io_fixtures as fx

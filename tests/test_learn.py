@@ -11,7 +11,7 @@ import pytest
 import metrics_core as mc
 from dashboard import explain, null_bands
 from dashboard import learn_scenarios as ls
-from metrics_core._errors import ClustlensInputError
+from metrics_core.validation._errors import ClustlensInputError
 
 PAGE = Path(__file__).resolve().parents[1] / "dashboard" / "views" / "learn.py"
 

@@ -7,8 +7,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.linear_model import ElasticNet, orthogonal_mp
 
-from demo_data.synthetic import union_of_subspaces
-from metrics_core._errors import ClustlensInputError
+from metrics_core.datasets import union_of_subspaces
 from metrics_core.models import (
     MODELS,
     LSRPath,
@@ -22,6 +21,7 @@ from metrics_core.models import (
     spectral_clustering,
     ssc_omp,
 )
+from metrics_core.validation._errors import ClustlensInputError
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from scipy.optimize import minimize
 
-from demo_data.multiview_synthetic import make_multiview
 from metrics_core import evaluate
 from metrics_core.cli import main as cli_main
+from metrics_core.datasets import make_multiview
 from metrics_core.multiview import (
     METRIC_KEYS,
     _ssf,

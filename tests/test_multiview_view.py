@@ -88,7 +88,7 @@ def _csv(a: np.ndarray) -> bytes:
 
 
 def test_uploaded_views_and_literal_names():
-    from demo_data.multiview_synthetic import make_multiview
+    from metrics_core.datasets import make_multiview
 
     views, y = make_multiview(n_per_cluster=10, n_clusters=3, n_views=2, seed=1)
     at = page()

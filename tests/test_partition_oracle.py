@@ -188,7 +188,7 @@ def test_emi_truncation_matches_full_sum() -> None:
     better).
     """
     mpmath = pytest.importorskip("mpmath")
-    from metrics_core._information import _hypergeometric_expectation
+    from metrics_core.partition._information import _hypergeometric_expectation
 
     def full(a: int, b: int, n: int) -> tuple[float, float]:
         with mpmath.workdps(50):
@@ -223,7 +223,7 @@ def test_emi_truncation_matches_full_sum() -> None:
 
 
 def test_large_sparse_table_matching() -> None:
-    from metrics_core import _matching
+    from metrics_core.partition import _matching
 
     rng = np.random.default_rng(3)
     n = 3000
@@ -244,7 +244,7 @@ def test_large_sparse_table_matching() -> None:
 
 
 def test_sparse_contingency_path_matches_dense() -> None:
-    from metrics_core import _contingency
+    from metrics_core.partition import _contingency
 
     rng = np.random.default_rng(5)
     t = rng.integers(0, 300, 4000)

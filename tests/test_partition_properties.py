@@ -214,7 +214,7 @@ def test_bad_contingency(table, match) -> None:
 
 
 def test_label_kinds_normalised() -> None:
-    from metrics_core._validation import check_labels
+    from metrics_core.validation._labels import check_labels
 
     assert check_labels(np.array([[1, 2, 3]])).tolist() == [1, 2, 3]
     assert check_labels(np.array([[1], [2]])).tolist() == [1, 2]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metrics_core._catalog import METRICS, markdown_table
+from metrics_core.evaluation._catalog import METRICS, markdown_table
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -14,7 +14,8 @@ def test_readme_metric_table_in_sync() -> None:
     start = text.index("<!-- metric-table:start -->") + len("<!-- metric-table:start -->")
     end = text.index("<!-- metric-table:end -->")
     assert text[start:end].strip() == markdown_table().strip(), (
-        "README metric table is stale: regenerate it from metrics_core._catalog.markdown_table()"
+        "README metric table is stale: regenerate it with "
+        "metrics_core.evaluation._catalog.markdown_table()"
     )
 
 

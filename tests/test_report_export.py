@@ -14,7 +14,8 @@ import plotly.offline
 import pytest
 
 import metrics_core as mc
-from dashboard import cli_report, export, presentation, report
+from dashboard import export, presentation, report
+from dashboard.cli import _report as cli_report
 
 PLOTLY_JS = plotly.offline.get_plotlyjs()
 # anything the browser would fetch: src/href/url()/@import to http(s) or protocol-relative

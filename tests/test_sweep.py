@@ -11,12 +11,12 @@ import scipy.io
 import scipy.sparse as sp
 from scipy.stats import spearmanr
 
-from demo_data.synthetic import union_of_subspaces
-from metrics_core._errors import ClustlensInputError
-from metrics_core._sweep_bundle import BundleLimits, load_bundle
 from metrics_core.cli import main
+from metrics_core.datasets import union_of_subspaces
 from metrics_core.models import ssc_omp
 from metrics_core.sweep import parse_grid, run_sweep, score_bundle
+from metrics_core.sweep._bundle import BundleLimits, load_bundle
+from metrics_core.validation._errors import ClustlensInputError
 
 # --------------------------------------------------------------------------------------------
 # grids
@@ -392,7 +392,7 @@ def test_cli_sweep_exit_codes(tmp_path, small, capsys):
 
 def test_multiview_sensitivity_grid_loads_as_a_results_only_sweep() -> None:
     """`clustlens multiview --sensitivity` writes a table the Sweep view reads as a 2-D grid."""
-    from metrics_core._sweep_bundle import load_bundle
+    from metrics_core.sweep._bundle import load_bundle
 
     rows = ["alpha,beta,gamma,acc,nmi,purity,f_measure,pair_f1,ari,n_components,n_iter,seconds"]
     for b in (1e-4, 1e-3, 1e-2):

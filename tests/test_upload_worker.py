@@ -1,4 +1,4 @@
-"""Tests of metrics_core.upload_worker: round trips, crashes, limits, untrusted results."""
+"""Tests of metrics_core.io.worker: round trips, crashes, limits, untrusted results."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from metrics_core import io as mio
-from metrics_core._errors import ClustlensInputError
-from metrics_core.upload_worker import TEST_HOOK_ENV, _read_result, parse_in_worker
+from metrics_core.io.worker import TEST_HOOK_ENV, _read_result, parse_in_worker
+from metrics_core.validation._errors import ClustlensInputError
 
 try:
     from tests import io_fixtures as fx

@@ -29,7 +29,7 @@ from dashboard.figures import learn as lfig  # noqa: E402
 from dashboard.figures.affinity import conn_bars  # noqa: E402
 from dashboard.figures.contingency import contingency_heatmap  # noqa: E402
 from dashboard.figures.pairs import pair_confusion_matrix  # noqa: E402
-from metrics_core._errors import ClustlensInputError  # noqa: E402
+from metrics_core.validation._errors import ClustlensInputError  # noqa: E402
 
 K_BASE = "learn_table"
 K_VER = "learn_table_version"

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from metrics_core._errors import ClustlensInputError
+from metrics_core.validation._errors import ClustlensInputError
 
 
 @dataclass

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from metrics_core._errors import ClustlensInputError
 from metrics_core.models._common import CoefResult, check_data
+from metrics_core.validation._errors import ClustlensInputError
 
 # Smallest ℓ2 weight used when λ = 1 (pure lasso), so that the active-set systems stay
 # non-singular when more coordinates than the rank of X are tried; far below solver tolerance.

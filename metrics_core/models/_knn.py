@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from metrics_core._errors import ClustlensInputError
 from metrics_core.models._common import CoefResult, check_data, normalize_rows
+from metrics_core.validation._errors import ClustlensInputError
 
 
 def knn_affinity(

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 
-from metrics_core._errors import ClustlensInputError
 from metrics_core.models._common import CoefResult, check_data
+from metrics_core.validation._errors import ClustlensInputError
 
 
 def _check_lambda(lam: Any) -> float:

@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from metrics_core._errors import ClustlensInputError
 from metrics_core.models._common import CoefResult, ParamSpec, check_data
 from metrics_core.models._ensc import fit_ensc
 from metrics_core.models._knn import fit_knn
 from metrics_core.models._lsr import fit_lsr
 from metrics_core.models._ssc_omp import fit_ssc_omp
+from metrics_core.validation._errors import ClustlensInputError
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from metrics_core._errors import ClustlensInputError
+from metrics_core.validation._errors import ClustlensInputError
 
 
 @dataclass

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from metrics_core._errors import ClustlensInputError
 from metrics_core.models._common import CoefResult, check_data
+from metrics_core.validation._errors import ClustlensInputError
 
 
 def ssc_omp(X: Any, k: int = 10, *, thr: float = 1e-6) -> CoefResult:

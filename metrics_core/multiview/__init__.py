@@ -6,7 +6,7 @@ reconstructed from its text, every choice it leaves open is documented in
 
 Examples
 --------
->>> from demo_data.multiview_synthetic import make_multiview
+>>> from metrics_core.datasets import make_multiview
 >>> views, y = make_multiview(n_per_cluster=10, n_clusters=3, seed=0)
 >>> res = ssf_fit(views, 3, max_iter=3)
 >>> res.n_components

@@ -1,4 +1,4 @@
-"""Loading multi-view data: the HW set shipped in ``demo_data`` and the user's own view files."""
+"""Loading multi-view data: HW from :mod:`metrics_core.datasets` and the user's own view files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics_core._errors import ClustlensInputError
+from metrics_core.validation._errors import ClustlensInputError
 
 HW_VIEWS: tuple[str, ...] = ("fou", "fac", "kar", "pix", "zer", "mor")
 """HW view order used everywhere here (the UCI file order of the mfeat set)."""
@@ -16,9 +16,9 @@ HW_VIEWS: tuple[str, ...] = ("fou", "fac", "kar", "pix", "zer", "mor")
 def load_hw() -> tuple[list[np.ndarray], np.ndarray, list[str]]:
     """Load the six views of HW (UCI Multiple Features, 2,000 digits, 10 classes).
 
-    Reads ``demo_data/mfeat/mfeat-<view>.csv.gz`` through ``demo_data.mfeat.load_view`` (raw UCI
-    features, points as rows; the last CSV column is the digit). UCI data by Robert P.W. Duin,
-    CC BY 4.0 (attribution in ``demo_data/mfeat/README.md``).
+    Reads ``metrics_core/datasets/mfeat/mfeat-<view>.csv.gz`` through
+    :func:`metrics_core.datasets.load_view` (raw UCI features, points as rows). UCI data by
+    Robert P.W. Duin, CC BY 4.0 (attribution in ``metrics_core/datasets/mfeat/README.md``).
 
     Returns
     -------
@@ -29,10 +29,8 @@ def load_hw() -> tuple[list[np.ndarray], np.ndarray, list[str]]:
     names : list of str
         The view names.
     """
-    try:
-        from demo_data.mfeat import load_view
-    except ImportError:  # the package is not importable: read the files directly
-        load_view = _read_mfeat_csv
+    from metrics_core.datasets import load_view
+
     views, labels = [], None
     for name in HW_VIEWS:
         X, y = load_view(name)
@@ -41,15 +39,6 @@ def load_hw() -> tuple[list[np.ndarray], np.ndarray, list[str]]:
         views.append(np.array(X, dtype=float))
         labels = np.array(y)
     return views, labels, list(HW_VIEWS)
-
-
-def _read_mfeat_csv(name: str) -> tuple[np.ndarray, np.ndarray]:
-    import pandas as pd
-
-    import demo_data
-
-    values = pd.read_csv(demo_data.DEMO_DIR / "mfeat" / f"mfeat-{name}.csv.gz").to_numpy(float)
-    return values[:, :-1], values[:, -1].astype(np.int64)
 
 
 def load_views_from_files(

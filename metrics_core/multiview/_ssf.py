@@ -337,7 +337,7 @@ def ssf_fit(
 
     Examples
     --------
-    >>> from demo_data.multiview_synthetic import make_multiview
+    >>> from metrics_core.datasets import make_multiview
     >>> views, y = make_multiview(n_per_cluster=15, n_clusters=3, seed=0)
     >>> res = ssf_fit(views, 3, max_iter=5)
     >>> res.n_components, res.labels.shape

@@ -27,7 +27,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from metrics_core._affinity import connectivity, subspace_preserving_error
+from metrics_core.affinity._diagnostics import connectivity, subspace_preserving_error
 
 
 def subspace_like(n: int, per_row: int, k: int, inside: float, seed: int = 0) -> tuple:

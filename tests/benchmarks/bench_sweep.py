@@ -21,20 +21,20 @@ import scipy.sparse as sp
 
 def _data(kind: str) -> tuple[np.ndarray, np.ndarray, str]:
     if kind == "synthetic":
-        from demo_data.synthetic import union_of_subspaces
+        from metrics_core.datasets import union_of_subspaces
 
         X, y = union_of_subspaces(30, 6, 10, 200, noise=0.1, seed=0)
         return X, y, "synthetic 10 x 6-dim in R^30"
-    from demo_data.mfeat import load_view
+    from metrics_core.datasets import load_view
 
     X, y = load_view("fou")
     return X, y, "mfeat fou"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from metrics_core._sweep_bundle import load_bundle
     from metrics_core.models import knn_affinity, normalize_rows, ssc_omp
     from metrics_core.sweep import run_sweep, score_bundle
+    from metrics_core.sweep._bundle import load_bundle
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", choices=("mfeat", "synthetic"), default="mfeat")

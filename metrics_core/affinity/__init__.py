@@ -1,0 +1,31 @@
+"""Affinity diagnostics of a self-expressive coefficient matrix C, dense or sparse, never densified.
+
+SRE (subspace-preserving error), CONN (connectivity: λ₂ of each class's normalised Laplacian of
+W = |C| + |C|ᵀ) and the class × class leakage matrix. Every convention that differs across the
+field (rows vs columns of C, zero rows, ℓ2-normalised rows, min vs mean CONN, ...) is a named
+argument; :data:`AFFINITY_PRESETS` bundles the conventions of published reference codes.
+"""
+
+from metrics_core.affinity._diagnostics import (
+    AFFINITY_PRESETS,
+    ORIENTATIONS,
+    ConnResult,
+    LeakageResult,
+    SREResult,
+    affinity_diagnostics,
+    connectivity,
+    leakage_matrix,
+    subspace_preserving_error,
+)
+
+__all__ = [
+    "AFFINITY_PRESETS",
+    "ORIENTATIONS",
+    "ConnResult",
+    "LeakageResult",
+    "SREResult",
+    "affinity_diagnostics",
+    "connectivity",
+    "leakage_matrix",
+    "subspace_preserving_error",
+]

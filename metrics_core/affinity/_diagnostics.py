@@ -1,0 +1,774 @@
+r"""Affinity diagnostics on a self-expressive coefficient matrix C: SRE, CONN and leakage.
+
+Conventions (the defaults are the seed definitions; every one is a named argument)
+-------------------------------------------------------------------------------
+orientation
+    ``"rows"`` (default): row i of C holds the coefficients that represent point i (Python
+    codes: ``X ≈ C X`` with points as rows). ``"columns"``: column j represents point j (MATLAB
+    SSC codes: ``X ≈ X C`` with points as columns). ``orientation="columns"`` on C is exactly
+    ``orientation="rows"`` on Cᵀ.
+zero_rows
+    What an all-zero representation (ℓ1 mass <= ``zero_tol``) contributes to SRE: ``"zero"``
+    (counts 0, default), ``"one"`` (counts 1), ``"nan"`` (excluded from the mean) or
+    ``"propagate"`` (the mean becomes NaN, as 0/0 does in a torch implementation).
+normalize_rows
+    ℓ2-normalise each point's coefficient vector (row, or column with ``"columns"``) before
+    building W. SRE is a per-point ratio, so it is unchanged by any per-point scaling.
+cap
+    Clip each class's λ2 at 1.0 (λ2 of the normalised Laplacian lies in [0, n / (n - 1)]).
+laplacian
+    ``"normalized"`` (default), ``I - D^{-1/2} W D^{-1/2}``, or ``"unnormalized"``, ``D - W``
+    (what ``scipy.sparse.csgraph.laplacian`` returns without ``normed=True``).
+singletons
+    One-point classes have no λ2: ``"skip"`` (default, reported in ``skipped_singletons``) or
+    ``"zero"`` (count 0, as the MATLAB code does on a zero-diagonal C).
+isolated
+    λ2 of a class block with a zero-degree vertex: ``"zero"`` (default; the block is
+    disconnected) or ``"nan"`` (what ``D^{-1/2}`` with a zero degree gives in a torch code).
+zero_tol
+    Threshold for "zero" ℓ1 masses and degrees (default 0.0: exactly zero; MATLAB uses eps).
+affinity_scale
+    W = affinity_scale · (|C| + |C|ᵀ). Irrelevant for the normalised Laplacian; the
+    unnormalised λ2 scales with it (the Python toolboxes use 0.5).
+
+The diagonal of C is used as given (self-expressive models set it to zero).
+
+Definitions
+-----------
+With A = |C| in row orientation and y the true labels,
+
+.. math::
+
+    \mathrm{SRE}_i = \frac{\sum_{j:\,y_j \ne y_i} A_{ij}}{\sum_j A_{ij}}, \qquad
+    \mathrm{SRE} = \frac1N \sum_i \mathrm{SRE}_i,
+
+computed from ``A @ onehot(y)`` (per stored entry on sparse C: the class of each entry's row
+against the class of its column, then per-row sums), never with the N x N same-class mask.
+For each class k with n_k >= 2 points,
+``W_k = affinity_scale · (A + Aᵀ)[y == k][:, y == k]`` (only the K diagonal blocks are built),
+``λ2^(k)`` is the second smallest eigenvalue of its Laplacian (0 when the block is
+disconnected), and ``CONN_min = min_k λ2^(k)``, ``CONN_mean = mean_k λ2^(k)``.
+
+Presets (``AFFINITY_PRESETS``; each entry's ``description`` says exactly how it differs)
+----------------------------------------------------------------------------------------
+==================  ========  ==============  ==========  =========  ==========  =====  ======
+preset              points    zero rows       W rows      Laplacian  singleton   CONN   SRE
+==================  ========  ==============  ==========  =========  ==========  =====  ======
+(None, default)     rows      count 0         as given    normed     skipped     both   frac.
+ssc_omp_matlab      columns   count 1 (<eps)  as given    normed     0           min    frac.
+ensc_python         rows      count 1 (<eps)  ℓ2, x0.5    normed     0           min    frac.
+senet               rows      NaN for all     ℓ2, x0.5    normed     skipped     min    %
+senet_sparse        rows      NaN for all     ℓ2, x0.5    D - W      skipped     mean   %
+==================  ========  ==============  ==========  =========  ==========  =====  ======
+
+With a preset, every convention argument left at its default takes the preset's value; a
+non-default argument that disagrees with the preset raises :class:`ClustlensInputError`.
+``SREResult.value`` is always a fraction; ``.reported`` is on the preset's scale, and
+``ConnResult.reported`` is the aggregate (min or mean) the reference reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from metrics_core.affinity._spectral_gap import METHODS, lambda2, lambda2_block_diagonal
+from metrics_core.validation._coef import check_coef
+from metrics_core.validation._errors import ClustlensInputError
+from metrics_core.validation._labels import check_labels
+
+ORIENTATIONS = ("rows", "columns")
+ZERO_ROW_POLICIES = ("zero", "one", "nan", "propagate")
+LAPLACIANS = ("normalized", "unnormalized")
+SINGLETON_POLICIES = ("skip", "zero")
+ISOLATED_POLICIES = ("zero", "nan")
+REPORTS = ("min", "mean")
+
+# Dense C is processed in row chunks of about this many entries so |C| is never copied whole.
+_DENSE_CHUNK = 4_000_000
+
+# Function defaults; a preset replaces every argument left at its default.
+_SRE_DEFAULTS: dict[str, Any] = {
+    "orientation": "rows",
+    "zero_rows": "zero",
+    "normalize_rows": False,
+    "zero_tol": 0.0,
+}
+_CONN_DEFAULTS: dict[str, Any] = {
+    "orientation": "rows",
+    "normalize_rows": False,
+    "cap": False,
+    "laplacian": "normalized",
+    "singletons": "skip",
+    "isolated": "zero",
+    "zero_tol": 0.0,
+    "affinity_scale": 1.0,
+}
+_EPS = float(np.finfo(np.float64).eps)
+
+AFFINITY_PRESETS: dict[str, dict[str, Any]] = {
+    "ssc_omp_matlab": {
+        "orientation": "columns",
+        "zero_rows": "one",
+        "zero_tol": _EPS,
+        "normalize_rows": False,
+        "cap": False,
+        "laplacian": "normalized",
+        "singletons": "zero",
+        "isolated": "zero",
+        "affinity_scale": 1.0,
+        "sre_scale": 1.0,
+        "conn_report": "min",
+        "description": (
+            "Chong You's SSC-OMP MATLAB code (evalSSR_error.m, evalConn.m). Points are "
+            "COLUMNS (X = X*C). SRE: norm(C(s~=s(i),i),1)/norm(C(:,i),1), i.e. |C| column "
+            "mass; a column with l1 norm < eps counts 1; a fraction. CONN: on A = |R|+|R|' "
+            "(the scripts zero the diagonal first and some apply cnormalize(R, Inf) to the "
+            "columns; do that yourself before calling); per class, if any degree < eps the "
+            "class scores 0 (so a one-point class scores 0), else 1 - (2nd largest "
+            "eigenvalue of the random-walk matrix D^-1 A by eigs 'LR', tol 1e-3), which "
+            "equals lambda2 of the normalised Laplacian; reports the MIN over classes; not "
+            "capped. Our solve is exact: the reference's tol 1e-3 can differ by ~1e-3."
+        ),
+    },
+    "ensc_python": {
+        "orientation": "rows",
+        "zero_rows": "one",
+        "zero_tol": _EPS,
+        "normalize_rows": True,
+        "cap": False,
+        "laplacian": "normalized",
+        "singletons": "zero",
+        "isolated": "zero",
+        "affinity_scale": 0.5,
+        "sre_scale": 1.0,
+        "conn_report": "min",
+        "description": (
+            "Chong You's EnSC / SSC-OMP Python toolbox (ChongYou/subspace-clustering). Points "
+            "are ROWS (c_j, x_j are the j-th rows of C, X) and the affinity is "
+            "0.5*(|normalize(C,'l2')| + |normalize(C,'l2')|^T) - l2-normalised rows. The "
+            "toolbox ships no SRE/CONN code, so this preset applies the definitions of the "
+            "same authors' MATLAB evalSSR_error/evalConn (zero representation counts 1, "
+            "degree < eps scores 0, min over classes, fraction, not capped) in row "
+            "orientation to the toolbox's affinity. Row normalisation does not change SRE."
+        ),
+    },
+    "senet": {
+        "orientation": "rows",
+        "zero_rows": "propagate",
+        "zero_tol": 0.0,
+        "normalize_rows": True,
+        "cap": False,
+        "laplacian": "normalized",
+        "singletons": "skip",
+        "isolated": "nan",
+        "affinity_scale": 0.5,
+        "sre_scale": 100.0,
+        "conn_report": "min",
+        "description": (
+            "SENet (Zhang et al. 2021) utils.py, dense torch code. Points are ROWS. SRE: "
+            "mean_i(1 - ||mask_i * A_i||_1 / ||A_i||_1) * 100 - the l1 norms take |C|; a zero "
+            "row gives 0/0 = NaN and the whole mean becomes NaN; reported in PERCENT (our "
+            "`value` stays a fraction, `reported` is the percentage). CONN: torch.symeig of "
+            "the dense normalised Laplacian I - D^-1/2 A D^-1/2 per class, eig_vals[1], MIN "
+            "over classes; a zero-degree vertex makes D^-1/2 infinite and the result NaN; a "
+            "one-point class crashes the reference (index error) - we skip it. A is SENet's "
+            "'symmetric' affinity 0.5*(|normalize(C)| + |normalize(C)|^T) (l2 rows). Not "
+            "capped (lambda2 can exceed 1; the seed's range [0,(n-1)/n] is a typo for "
+            "[0, n/(n-1)])."
+        ),
+    },
+    "senet_sparse": {
+        "orientation": "rows",
+        "zero_rows": "propagate",
+        "zero_tol": 0.0,
+        "normalize_rows": True,
+        "cap": False,
+        "laplacian": "unnormalized",
+        "singletons": "skip",
+        "isolated": "zero",
+        "affinity_scale": 0.5,
+        "sre_scale": 100.0,
+        "conn_report": "mean",
+        "description": (
+            "SENet's sparse_connectivity variant: SRE as in 'senet' (percent, NaN on a zero "
+            "row). CONN: scipy.sparse.csgraph.laplacian(A_i) WITHOUT normed=True, i.e. the "
+            "UNNORMALISED Laplacian D - A (its lambda2 is not in [0, 2] and scales with A), "
+            "eigsh(k=2, which='SA'), the MEAN over classes. A = 0.5*(|normalize(C)| + "
+            "|normalize(C)|^T). An isolated vertex gives lambda2 = 0 (no division); a "
+            "one-point class makes eigsh fail in the reference - we skip it."
+        ),
+    },
+}
+
+
+@dataclass(frozen=True, eq=False)
+class SREResult:
+    """Subspace-preserving representation error.
+
+    Attributes
+    ----------
+    value : float
+        Mean of ``per_point`` under the zero-row policy, a fraction in [0, 1] (NaN when no
+        point counts, or with ``"propagate"`` and a zero row).
+    per_point : numpy.ndarray
+        SRE_i per point, NaN for zero rows under ``"nan"`` / ``"propagate"``.
+    per_class : numpy.ndarray
+        The same mean restricted to each class (order of ``classes``).
+    n_zero_rows : int
+        Points whose representation has ℓ1 mass <= ``zero_tol``.
+    classes : numpy.ndarray
+        Sorted class labels.
+    reported : float
+        ``value`` on the preset's scale (x100 for the SENet presets, else equal to ``value``).
+    """
+
+    value: float
+    per_point: np.ndarray
+    per_class: np.ndarray
+    n_zero_rows: int
+    classes: np.ndarray
+    reported: float = float("nan")
+
+
+@dataclass(frozen=True, eq=False)
+class ConnResult:
+    """Connectivity: λ2 of each class's block of W.
+
+    Attributes
+    ----------
+    min, mean : float
+        Over the classes that were not skipped (NaN if none, or if a class is NaN).
+    per_class : numpy.ndarray
+        λ2 per class (order of ``classes``), NaN for skipped singletons.
+    classes : numpy.ndarray
+    skipped_singletons : list
+        Labels of one-point classes that were skipped.
+    method_per_class : list of str
+        Which path computed each class: ``"skipped"``, ``"singleton"``, ``"isolated"``,
+        ``"components"``, ``"dense"``, ``"lanczos"``, ``"shift-invert"``.
+    reported : float
+        ``min`` or ``mean``, whichever the preset's reference reports (``min`` by default).
+    """
+
+    min: float
+    mean: float
+    per_class: np.ndarray
+    classes: np.ndarray
+    skipped_singletons: list = field(default_factory=list)
+    method_per_class: list = field(default_factory=list)
+    reported: float = float("nan")
+
+
+@dataclass(frozen=True, eq=False)
+class LeakageResult:
+    """K x K matrix of |C| mass from points of class a (rows) onto points of class b."""
+
+    matrix: np.ndarray
+    classes: np.ndarray
+
+    def __iter__(self):  # unpacks as (matrix, classes)
+        return iter((self.matrix, self.classes))
+
+
+# --------------------------------------------------------------------------- conventions
+
+
+def _resolve(
+    preset: str | None, given: dict[str, Any], defaults: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Merge explicit arguments with a preset; returns (conventions, preset dict)."""
+    if preset is None:
+        conv = dict(given)
+        spec: dict[str, Any] = {}
+    else:
+        if preset not in AFFINITY_PRESETS:
+            raise ClustlensInputError(
+                f"unknown preset {preset!r}; choose one of {sorted(AFFINITY_PRESETS)}",
+                source="preset",
+            )
+        spec = AFFINITY_PRESETS[preset]
+        conv = {}
+        for key, value in given.items():
+            wanted = spec.get(key, defaults[key])
+            if value != defaults[key] and value != wanted:
+                raise ClustlensInputError(
+                    f"{key}={value!r} conflicts with preset {preset!r}, which uses "
+                    f"{key}={wanted!r}; drop the argument or the preset",
+                    source=key,
+                )
+            conv[key] = wanted
+    _check_choice(conv, "orientation", ORIENTATIONS)
+    _check_choice(conv, "zero_rows", ZERO_ROW_POLICIES)
+    _check_choice(conv, "laplacian", LAPLACIANS)
+    _check_choice(conv, "singletons", SINGLETON_POLICIES)
+    _check_choice(conv, "isolated", ISOLATED_POLICIES)
+    for key in ("zero_tol", "affinity_scale"):
+        if key in conv:
+            v = conv[key]
+            if not (isinstance(v, (int, float)) and np.isfinite(v) and v >= 0):
+                raise ClustlensInputError(f"must be a finite number >= 0, got {v!r}", source=key)
+    if conv.get("affinity_scale", 1.0) == 0:
+        raise ClustlensInputError("must be > 0", source="affinity_scale")
+    return conv, spec
+
+
+def _check_choice(conv: dict[str, Any], key: str, choices: tuple[str, ...]) -> None:
+    if key in conv and conv[key] not in choices:
+        raise ClustlensInputError(f"must be one of {choices}, got {conv[key]!r}", source=key)
+
+
+def _prepare(coef: Any, labels_true: Any, orientation: str):
+    """Validate; return (C with points as rows, class codes, classes, counts)."""
+    labels = check_labels(labels_true, "labels_true")
+    if labels.shape[0] == 0:
+        raise ClustlensInputError("there are no points (empty label vector)", source="labels_true")
+    c = check_coef(coef, n_samples=labels.shape[0], name="coef")
+    if orientation == "columns":
+        c = c.T.tocsr() if sp.issparse(c) else c.T
+    classes, codes = np.unique(labels, return_inverse=True)
+    codes = codes.astype(np.intp, copy=False)
+    counts = np.bincount(codes, minlength=classes.size)
+    return c, codes, classes, counts
+
+
+def _csr_rows(c: sp.csr_array) -> np.ndarray:
+    return np.repeat(np.arange(c.shape[0], dtype=np.intp), np.diff(c.indptr))
+
+
+def _row_sums(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` over each CSR row (0 for empty rows)."""
+    out = np.zeros(indptr.size - 1)
+    nonempty = indptr[:-1] < indptr[1:]
+    if values.size:
+        # reduceat runs each segment up to the next listed start, i.e. to the end of the row.
+        out[nonempty] = np.add.reduceat(values, indptr[:-1][nonempty])
+    return out
+
+
+def _dense_row_chunks(n: int):
+    step = max(1, _DENSE_CHUNK // max(n, 1))
+    for start in range(0, n, step):
+        yield start, min(n, start + step)
+
+
+# --------------------------------------------------------------------------- SRE
+
+
+def _row_masses(c, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(total ℓ1 mass, ℓ1 mass on other classes) of each row of C (points as rows)."""
+    n = codes.shape[0]
+    if sp.issparse(c):
+        # One pass over the stored entries: the class of each entry's row (repeat, no gather)
+        # against the class of its column, then per-row segment sums.
+        small = codes.astype(np.int32) if codes.size and codes.max() < 2**31 else codes
+        row_codes = np.repeat(small, np.diff(c.indptr))
+        a = np.abs(c.data)
+        total = _row_sums(a, c.indptr)
+        a *= row_codes != small[c.indices]  # in place: one large temporary fewer
+        return total, _row_sums(a, c.indptr)
+    total = np.empty(n)
+    outside = np.empty(n)
+    k = int(codes.max()) + 1 if n else 0
+    onehot = np.zeros((n, k))
+    onehot[np.arange(n), codes] = 1.0
+    for s, e in _dense_row_chunks(n):
+        block = np.abs(c[s:e])
+        total[s:e] = block.sum(axis=1)
+        per_class = block @ onehot  # |C| @ onehot(y): mass of each row on each class
+        outside[s:e] = total[s:e] - per_class[np.arange(e - s), codes[s:e]]
+    return total, outside
+
+
+def _sre_from_masses(
+    total: np.ndarray,
+    outside: np.ndarray,
+    codes: np.ndarray,
+    n_classes: int,
+    zero_rows: str,
+    zero_tol: float,
+) -> tuple[float, np.ndarray, np.ndarray, int]:
+    zero = total <= zero_tol
+    per_point = np.empty_like(total)
+    ok = ~zero
+    # Clip: on dense input the off-class mass is total - in-class, which rounding can push
+    # a hair outside [0, total].
+    per_point[ok] = np.clip(outside[ok] / total[ok], 0.0, 1.0)
+    per_point[zero] = {"zero": 0.0, "one": 1.0, "nan": np.nan, "propagate": np.nan}[zero_rows]
+    counted = ~np.isnan(per_point) if zero_rows == "nan" else np.ones_like(zero)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = float(per_point[counted].sum() / counted.sum()) if counted.any() else np.nan
+        sums = np.bincount(codes[counted], weights=per_point[counted], minlength=n_classes)
+        cnts = np.bincount(codes[counted], minlength=n_classes)
+        per_class = sums / cnts
+    return value, per_point, per_class, int(zero.sum())
+
+
+def subspace_preserving_error(
+    coef: Any,
+    labels_true: Any,
+    *,
+    orientation: str = "rows",
+    zero_rows: str = "zero",
+    normalize_rows: bool = False,
+    zero_tol: float = 0.0,
+    preset: str | None = None,
+) -> SREResult:
+    r"""Subspace-preserving representation error (SRE): the share of ℓ1 mass off the true class.
+
+    .. math::
+
+        \mathrm{SRE}_i = 1 - \frac{\sum_{j:\,y_j = y_i} |C_{ij}|}{\sum_j |C_{ij}|},\qquad
+        \mathrm{SRE} = \operatorname{mean}_i \mathrm{SRE}_i
+
+    (row i represents point i; ``orientation="columns"`` uses column i). Lower is better; 0
+    means every representation is subspace-preserving. Computed per stored entry (sparse) or
+    as ``|C| @ onehot(y)`` in row chunks (dense): O(nnz) time, never the N x N class mask, and
+    sparse input is never densified.
+
+    Parameters
+    ----------
+    coef : array-like or scipy.sparse matrix, shape (N, N)
+    labels_true : array-like, shape (N,)
+    orientation : {"rows", "columns"}
+    zero_rows : {"zero", "one", "nan", "propagate"}
+        Contribution of a point whose ℓ1 mass is <= ``zero_tol``: 0, 1, excluded from the
+        mean, or NaN for the whole mean.
+    normalize_rows : bool
+        Accepted for symmetry with :func:`connectivity`; per-point scaling leaves SRE unchanged.
+    zero_tol : float
+        ℓ1 masses <= this are zero rows (default: exactly zero).
+    preset : str, optional
+        A key of ``AFFINITY_PRESETS``; it sets every argument left at its default (a
+        non-default argument that disagrees with it raises).
+
+    Returns
+    -------
+    SREResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[0, 2, 1], [1, 0, 0], [0, 0, 0]])
+    >>> r = subspace_preserving_error(C, [0, 0, 1])
+    >>> round(r.value, 12), r.per_point.round(12).tolist(), r.n_zero_rows
+    (0.111111111111, [0.333333333333, 0.0, 0.0], 1)
+    >>> round(subspace_preserving_error(C, [0, 0, 1], zero_rows="nan").value, 12)
+    0.166666666667
+    >>> subspace_preserving_error(C, [0, 0, 1], preset="senet").reported
+    nan
+    """
+    given = {
+        "orientation": orientation,
+        "zero_rows": zero_rows,
+        "normalize_rows": normalize_rows,
+        "zero_tol": zero_tol,
+    }
+    conv, spec = _resolve(preset, given, _SRE_DEFAULTS)
+    c, codes, classes, _ = _prepare(coef, labels_true, conv["orientation"])
+    return _sre(c, codes, classes, conv, spec)
+
+
+def _sre(c, codes, classes, conv, spec) -> SREResult:
+    total, outside = _row_masses(c, codes)
+    value, per_point, per_class, n_zero = _sre_from_masses(
+        total, outside, codes, classes.size, conv["zero_rows"], conv["zero_tol"]
+    )
+    return SREResult(
+        value=value,
+        per_point=per_point,
+        per_class=per_class,
+        n_zero_rows=n_zero,
+        classes=classes,
+        reported=value * spec.get("sre_scale", 1.0),
+    )
+
+
+# --------------------------------------------------------------------------- leakage
+
+
+def leakage_matrix(coef: Any, labels_true: Any, *, orientation: str = "rows") -> LeakageResult:
+    r"""K x K matrix of coefficient mass between true classes.
+
+    ``matrix[a, b] = Σ_{i: y_i = a} Σ_{j: y_j = b} |C_ij|`` (row orientation: point i of class
+    a uses point j of class b). Its total is ``Σ|C|``; the diagonal is the subspace-preserving
+    mass and row a off its diagonal is what class a leaks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m, classes = leakage_matrix(np.array([[0, 2, -1], [1, 0, 0], [0, 3, 0]]), ["a", "a", "b"])
+    >>> m.tolist(), classes.tolist()
+    ([[3.0, 1.0], [3.0, 0.0]], ['a', 'b'])
+    """
+    conv, _ = _resolve(None, {"orientation": orientation}, _SRE_DEFAULTS)
+    c, codes, classes, _ = _prepare(coef, labels_true, conv["orientation"])
+    return _leakage(c, codes, classes)
+
+
+def _leakage(c, codes, classes) -> LeakageResult:
+    k = classes.size
+    if sp.issparse(c):
+        rows = _csr_rows(c)
+        flat = codes[rows] * k + codes[c.indices]
+        m = np.bincount(flat, weights=np.abs(c.data), minlength=k * k).reshape(k, k)
+        return LeakageResult(matrix=m, classes=classes)
+    n = codes.shape[0]
+    onehot = np.zeros((n, k))
+    onehot[np.arange(n), codes] = 1.0
+    m = np.zeros((k, k))
+    for s, e in _dense_row_chunks(n):
+        m += onehot[s:e].T @ (np.abs(c[s:e]) @ onehot)
+    return LeakageResult(matrix=m, classes=classes)
+
+
+# --------------------------------------------------------------------------- CONN
+
+
+def _row_scale(c, normalize_rows: bool) -> np.ndarray | None:
+    """1 / ℓ2 norm of each row (1 for zero rows), or None when not normalising."""
+    if not normalize_rows:
+        return None
+    if sp.issparse(c):
+        sq = np.bincount(_csr_rows(c), weights=c.data**2, minlength=c.shape[0])
+    else:
+        sq = np.empty(c.shape[0])
+        for s, e in _dense_row_chunks(c.shape[0]):
+            sq[s:e] = np.einsum("ij,ij->i", c[s:e], c[s:e])
+    norms = np.sqrt(sq)
+    norms[norms == 0] = 1.0
+    return 1.0 / norms
+
+
+def _block_diagonal_w(c: sp.csr_array, codes, counts, scale, affinity_scale):
+    """W = s (A + Aᵀ) restricted to the class blocks, points permuted so classes are contiguous.
+
+    Only the in-class stored entries of C are kept (never all of |C| + |C|ᵀ); returns the
+    block-diagonal CSR matrix and the block boundaries.
+    """
+    n = codes.shape[0]
+    order = np.argsort(codes, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    rows = _csr_rows(c)
+    cols = c.indices
+    keep = codes[rows] == codes[cols]
+    r, q = rows[keep], cols[keep]
+    vals = np.abs(c.data[keep])
+    if scale is not None:
+        vals = vals * scale[r]
+    vals = vals * affinity_scale
+    pos = np.empty(n, dtype=np.intp)
+    pos[order] = np.arange(n)
+    pr, pq = pos[r], pos[q]
+    w = sp.coo_array(
+        (np.concatenate([vals, vals]), (np.concatenate([pr, pq]), np.concatenate([pq, pr]))),
+        shape=(n, n),
+    ).tocsr()
+    w.sum_duplicates()
+    # Stored zeros (explicit zeros in C, or entries that cancel) are not edges.
+    w.eliminate_zeros()
+    return w, starts
+
+
+def _dense_class_blocks(c: np.ndarray, codes, counts, scale, affinity_scale):
+    """Yield (class index, dense W block), one |C| sub-block per class (|C| never copied whole)."""
+    order = np.argsort(codes, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    for k in range(counts.size):
+        idx = order[starts[k] : starts[k + 1]]
+        a = np.abs(c[np.ix_(idx, idx)])
+        if scale is not None:
+            a *= scale[idx][:, None]
+        block = a + a.T
+        block *= affinity_scale
+        yield k, block
+
+
+def connectivity(
+    coef: Any,
+    labels_true: Any,
+    *,
+    orientation: str = "rows",
+    normalize_rows: bool = False,
+    cap: bool = False,
+    laplacian: str = "normalized",
+    singletons: str = "skip",
+    isolated: str = "zero",
+    zero_tol: float = 0.0,
+    affinity_scale: float = 1.0,
+    preset: str | None = None,
+    method: str = "auto",
+    dense_max: int | None = None,
+) -> ConnResult:
+    r"""Connectivity (CONN): algebraic connectivity of each true class in W = |C| + |C|ᵀ.
+
+    For each class k with n_k >= 2 points, let ``W_k`` be its diagonal block of
+    ``W = affinity_scale · (|C| + |C|ᵀ)`` (after optional ℓ2 normalisation of each point's
+    coefficients) and ``D_k = diag(W_k 1)``;
+
+    .. math::
+
+        \lambda_2^{(k)} = \lambda_2\bigl(I - D_k^{-1/2} W_k D_k^{-1/2}\bigr) \in
+        \Bigl[0, \tfrac{n_k}{n_k - 1}\Bigr],\qquad
+        \mathrm{CONN}_{\min} = \min_k \lambda_2^{(k)},\quad
+        \mathrm{CONN}_{\mathrm{mean}} = \operatorname{mean}_k \lambda_2^{(k)}.
+
+    A disconnected block (including one with an isolated, zero-degree vertex) gives exactly 0.
+    Higher is better. Only the K diagonal blocks of W are built; each block's λ2 is computed
+    by dense ``eigvalsh`` (small blocks), deflated Lanczos or shift-invert (see
+    :mod:`metrics_core.affinity._spectral_gap`), after an exact connected-components check.
+
+    Parameters
+    ----------
+    coef : array-like or scipy.sparse matrix, shape (N, N)
+    labels_true : array-like, shape (N,)
+    orientation : {"rows", "columns"}
+    normalize_rows : bool
+        ℓ2-normalise each point's coefficient vector before building W.
+    cap : bool
+        Clip each λ2 at 1.0.
+    laplacian : {"normalized", "unnormalized"}
+    singletons : {"skip", "zero"}
+    isolated : {"zero", "nan"}
+    zero_tol : float
+        Degrees <= this count as zero (isolated vertex).
+    affinity_scale : float
+        Factor on |C| + |C|ᵀ (matters only for the unnormalised Laplacian).
+    preset : str, optional
+        A key of ``AFFINITY_PRESETS`` (sets every argument left at its default).
+    method : {"auto", "dense", "lanczos", "shift-invert"}
+        Force an eigen-solver path (for testing); ``"auto"`` picks per block.
+    dense_max : int, optional
+        Largest block solved densely under ``"auto"`` (default ``_spectral_gap.DENSE_MAX``).
+
+    Returns
+    -------
+    ConnResult
+
+    Examples
+    --------
+    Two classes: a triangle (complete graph, λ2 = 3/2) and a path of three points (λ2 = 1):
+
+    >>> import numpy as np
+    >>> C = np.zeros((6, 6))
+    >>> C[0, 1] = C[1, 2] = C[2, 0] = 1.0
+    >>> C[3, 4] = C[4, 5] = 1.0
+    >>> r = connectivity(C, [0, 0, 0, 1, 1, 1])
+    >>> r.per_class.round(12).tolist(), r.min, round(r.mean, 12)
+    ([1.5, 1.0], 1.0, 1.25)
+    >>> connectivity(C, [0, 0, 0, 1, 1, 2]).skipped_singletons
+    [2]
+    """
+    given = {
+        "orientation": orientation,
+        "normalize_rows": normalize_rows,
+        "cap": cap,
+        "laplacian": laplacian,
+        "singletons": singletons,
+        "isolated": isolated,
+        "zero_tol": zero_tol,
+        "affinity_scale": affinity_scale,
+    }
+    conv, spec = _resolve(preset, given, _CONN_DEFAULTS)
+    if method not in METHODS:
+        raise ClustlensInputError(f"must be one of {METHODS}, got {method!r}", source="method")
+    c, codes, classes, counts = _prepare(coef, labels_true, conv["orientation"])
+    return _conn(c, codes, classes, counts, conv, spec, method, dense_max)
+
+
+def _conn(c, codes, classes, counts, conv, spec, method, dense_max) -> ConnResult:
+    k_classes = classes.size
+    per_class = np.full(k_classes, np.nan)
+    methods = ["skipped"] * k_classes
+    skipped: list = []
+    scale = _row_scale(c, conv["normalize_rows"])
+    solver = {"laplacian": conv["laplacian"], "method": method, "zero_tol": conv["zero_tol"]}
+    if sp.issparse(c):
+        w, starts = _block_diagonal_w(c, codes, counts, scale, conv["affinity_scale"])
+        values, paths = lambda2_block_diagonal(w, starts, dense_max=dense_max, **solver)
+    else:
+        values = np.full(k_classes, np.nan)
+        paths = ["singleton"] * k_classes
+        for k, block in _dense_class_blocks(c, codes, counts, scale, conv["affinity_scale"]):
+            if counts[k] >= 2:
+                values[k], paths[k] = lambda2(block, dense_max=dense_max, **solver)
+    for k in range(k_classes):
+        if counts[k] < 2:
+            if conv["singletons"] == "zero":
+                per_class[k], methods[k] = 0.0, "singleton"
+            else:
+                skipped.append(classes[k].item())
+            continue
+        value = values[k]
+        if paths[k] == "isolated" and conv["isolated"] == "nan":
+            value = np.nan
+        # Roundoff can leave λ2 of a connected block a hair below 0.
+        per_class[k] = value if np.isnan(value) else max(value, 0.0)
+        methods[k] = paths[k]
+    if conv["cap"]:
+        per_class = np.minimum(per_class, 1.0)
+    counted = np.array([m != "skipped" for m in methods], dtype=bool)
+    vals = per_class[counted]
+    c_min = float(vals.min()) if vals.size else np.nan
+    c_mean = float(vals.mean()) if vals.size else np.nan
+    report = spec.get("conn_report", "min")
+    return ConnResult(
+        min=c_min,
+        mean=c_mean,
+        per_class=per_class,
+        classes=classes,
+        skipped_singletons=skipped,
+        method_per_class=methods,
+        reported=c_min if report == "min" else c_mean,
+    )
+
+
+# --------------------------------------------------------------------------- one call
+
+
+def affinity_diagnostics(coef: Any, labels_true: Any, **conventions: Any) -> dict[str, Any]:
+    """SRE and CONN in one call, as plain Python numbers (used by ``evaluate``).
+
+    Keyword arguments are the conventions of :func:`subspace_preserving_error` and
+    :func:`connectivity` (``orientation``, ``zero_rows``, ``normalize_rows``, ``cap``,
+    ``laplacian``, ``singletons``, ``isolated``, ``zero_tol``, ``affinity_scale``,
+    ``preset``); each goes to the function(s) that use it. C and the labels are validated once.
+
+    Returns
+    -------
+    dict
+        ``sre`` (fraction), ``sre_zero_rows`` (int), ``conn_min``, ``conn_mean`` (float),
+        ``conn_skipped_singletons`` (int, the number of skipped one-point classes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.ones((4, 4)) - np.eye(4)
+    >>> d = affinity_diagnostics(C, [0, 0, 1, 1])
+    >>> round(d["sre"], 12), round(d["conn_min"], 12), d["conn_skipped_singletons"]
+    (0.666666666667, 2.0, 0)
+    """
+    allowed = set(_SRE_DEFAULTS) | set(_CONN_DEFAULTS) | {"preset"}
+    unknown = sorted(set(conventions) - allowed)
+    if unknown:
+        raise ClustlensInputError(
+            f"unknown convention(s) {unknown}; known: {sorted(allowed)}", source="conventions"
+        )
+    preset = conventions.get("preset")
+    sre_given = {k: conventions.get(k, v) for k, v in _SRE_DEFAULTS.items()}
+    conn_given = {k: conventions.get(k, v) for k, v in _CONN_DEFAULTS.items()}
+    sre_conv, spec = _resolve(preset, sre_given, _SRE_DEFAULTS)
+    conn_conv, _ = _resolve(preset, conn_given, _CONN_DEFAULTS)
+    c, codes, classes, counts = _prepare(coef, labels_true, sre_conv["orientation"])
+    sre = _sre(c, codes, classes, sre_conv, spec)
+    conn = _conn(c, codes, classes, counts, conn_conv, spec, "auto", None)
+    return {
+        "sre": float(sre.value),
+        "sre_zero_rows": int(sre.n_zero_rows),
+        "conn_min": float(conn.min),
+        "conn_mean": float(conn.mean),
+        "conn_skipped_singletons": len(conn.skipped_singletons),
+    }

@@ -1,0 +1,259 @@
+"""The contingency table: built once from two label vectors, every partition metric reads it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+from metrics_core.validation._errors import ClustlensInputError
+from metrics_core.validation._labels import check_contingency, check_label_pair
+
+NoisePolicy = Literal["keep", "exclude", "singletons"]
+NOISE_POLICIES: tuple[str, ...] = ("keep", "exclude", "singletons")
+
+# Tables with more cells than this are stored as CSR; below it a dense int64 array is cheaper to
+# use (32 MB at the limit) and lets the exact Hungarian solver run on it directly.
+DENSE_CELL_LIMIT = 4_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class Contingency:
+    """A classes x clusters table of counts with the label values it was built on.
+
+    Rows are ground-truth classes, columns are predicted clusters; ``table[i, j]`` counts the
+    points of class ``classes[i]`` put in cluster ``clusters[j]``. Every row and column is
+    non-empty. The table is a dense ``int64`` array, or an ``int64`` CSR array when it has more
+    than ``DENSE_CELL_LIMIT`` cells.
+
+    Attributes
+    ----------
+    table : numpy.ndarray or scipy.sparse.csr_array
+    classes, clusters : numpy.ndarray
+        Label values of the rows and columns.
+    n_noise : int
+        Number of points whose predicted label was a noise label (see ``noise_policy``).
+    noise_policy : str
+        How those points were treated: ``"keep"`` (one cluster, as scikit-learn does),
+        ``"exclude"`` (dropped from both labelings before counting) or ``"singletons"``
+        (each noise point its own cluster).
+    """
+
+    table: np.ndarray | sp.csr_array
+    classes: np.ndarray
+    clusters: np.ndarray
+    n_noise: int = 0
+    noise_policy: str = "keep"
+    row_sums: np.ndarray = field(init=False)
+    col_sums: np.ndarray = field(init=False)
+    counts: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        t = self.table
+        if sp.issparse(t):
+            rows = np.asarray(t.sum(axis=1)).ravel()
+            cols = np.asarray(t.sum(axis=0)).ravel()
+            nz = t.data[t.data > 0]
+        else:
+            rows = t.sum(axis=1)
+            cols = t.sum(axis=0)
+            nz = t[t > 0]
+        object.__setattr__(self, "row_sums", rows.astype(np.int64))
+        object.__setattr__(self, "col_sums", cols.astype(np.int64))
+        object.__setattr__(self, "counts", nz.astype(np.int64))
+
+    @property
+    def n_samples(self) -> int:
+        """Number of points counted in the table."""
+        return int(self.row_sums.sum())
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.table.shape[0])
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.table.shape[1])
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.table)
+
+    def dense(self) -> np.ndarray:
+        """The table as a dense array (beware: large tables are large)."""
+        return self.table.toarray() if sp.issparse(self.table) else np.asarray(self.table)
+
+
+def _factorize(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (uniques, codes) with ``uniques[codes] == labels``, uniques sorted."""
+    if labels.dtype.kind in "iub" and labels.size:
+        lo = int(labels.min())
+        span = int(labels.max()) - lo + 1
+        if span <= 4 * labels.size + 1024:
+            # Integer labels over a compact range: one O(N) bincount instead of an O(N log N) sort.
+            shifted = labels.astype(np.intp, copy=False)
+            if lo != 0:
+                shifted = shifted - lo
+            present = np.bincount(shifted, minlength=span) > 0
+            uniques = (np.flatnonzero(present) + lo).astype(labels.dtype)
+            if present.all():
+                # Already dense codes 0..K-1: skip the gather (it costs more than the count).
+                return uniques, shifted
+            lookup = np.cumsum(present, dtype=np.intp) - 1
+            return uniques, lookup[shifted]
+    uniques, codes = np.unique(labels, return_inverse=True)
+    return uniques, codes.reshape(-1).astype(np.intp, copy=False)
+
+
+def _is_noise(labels: np.ndarray, noise_labels: Iterable[Any]) -> np.ndarray:
+    mask = np.zeros(labels.shape[0], dtype=bool)
+    for value in noise_labels:
+        if labels.dtype.kind in "iub" and isinstance(value, (int, np.integer)):
+            mask |= labels == value
+        elif labels.dtype.kind == "U" and isinstance(value, (str, int, np.integer)):
+            mask |= labels == str(value)
+    return mask
+
+
+def contingency_table(
+    labels_true: Any,
+    labels_pred: Any,
+    *,
+    noise_policy: NoisePolicy = "keep",
+    noise_labels: Iterable[Any] = (-1,),
+) -> Contingency:
+    """Count the classes x clusters contingency table in one pass.
+
+    Parameters
+    ----------
+    labels_true : array-like of shape (n_samples,)
+        Ground-truth class labels (any hashable: ints of any sign, strings, whole floats).
+    labels_pred : array-like of shape (n_samples,)
+        Predicted cluster labels.
+    noise_policy : {"keep", "exclude", "singletons"}, default="keep"
+        What to do with points whose *predicted* label is in ``noise_labels`` (DBSCAN and
+        HDBSCAN mark noise with -1). ``"keep"``: they form one cluster, as scikit-learn does;
+        ``"exclude"``: they are dropped from both labelings; ``"singletons"``: each is its own
+        cluster. The number of such points is ``Contingency.n_noise`` whatever the policy.
+    noise_labels : iterable, default=(-1,)
+        Predicted label values that mean "noise".
+
+    Returns
+    -------
+    Contingency
+
+    Examples
+    --------
+    >>> c = contingency_table(["a", "a", "b", "b"], [1, 1, 1, 2])
+    >>> c.table.tolist(), c.classes.tolist(), c.clusters.tolist()
+    ([[2, 0], [1, 1]], ['a', 'b'], [1, 2])
+    >>> contingency_table([0, 0, 1, 1], [5, -1, 5, -1], noise_policy="exclude").n_samples
+    2
+    """
+    if noise_policy not in NOISE_POLICIES:
+        raise ClustlensInputError(
+            f"unknown noise_policy {noise_policy!r}; choose one of {', '.join(NOISE_POLICIES)}",
+            source="noise_policy",
+        )
+    t, p = check_label_pair(labels_true, labels_pred)
+    noise = _is_noise(p, noise_labels)
+    n_noise = int(noise.sum())
+    if n_noise and noise_policy == "exclude":
+        keep = ~noise
+        t, p = t[keep], p[keep]
+    classes, ti = _factorize(t)
+    clusters, pi = _factorize(p)
+    if n_noise and noise_policy == "singletons":
+        # Noise points become clusters of their own, named "noise:<index>" after the point.
+        pi = pi.copy()
+        first_new = len(clusters)
+        noise_idx = np.flatnonzero(noise)
+        pi[noise_idx] = first_new + np.arange(n_noise)
+        used = np.bincount(pi, minlength=first_new + n_noise) > 0
+        remap = np.cumsum(used) - 1
+        pi = remap[pi]
+        names = np.array([str(c) for c in clusters] + [f"noise:{i}" for i in noise_idx])
+        clusters = names[used]
+    return _count(ti, pi, classes, clusters, n_noise, noise_policy)
+
+
+def _count(
+    ti: np.ndarray,
+    pi: np.ndarray,
+    classes: np.ndarray,
+    clusters: np.ndarray,
+    n_noise: int,
+    noise_policy: str,
+) -> Contingency:
+    k, c = len(classes), len(clusters)
+    if k * c <= DENSE_CELL_LIMIT:
+        flat = ti.astype(np.int64) * c + pi
+        table = np.bincount(flat, minlength=k * c).astype(np.int64).reshape(k, c)
+    else:
+        ones = np.ones(ti.shape[0], dtype=np.int64)
+        table = sp.csr_array((ones, (ti, pi)), shape=(k, c))
+        table.sum_duplicates()
+    return Contingency(table, classes, clusters, n_noise, noise_policy)
+
+
+def contingency_from_table(
+    table: Any,
+    classes: Any | None = None,
+    clusters: Any | None = None,
+) -> Contingency:
+    """Wrap a precomputed table of counts (rows: classes, columns: clusters).
+
+    Empty rows and columns are dropped (they hold no points and change no score). Use this to
+    score a table counted elsewhere, e.g. by a database ``GROUP BY`` over billions of rows.
+
+    Examples
+    --------
+    >>> contingency_from_table([[3, 44, 3], [2, 4, 44]]).n_samples
+    100
+    """
+    t = check_contingency(table)
+    k, c = t.shape
+    classes = np.arange(k) if classes is None else np.asarray(classes)
+    clusters = np.arange(c) if clusters is None else np.asarray(clusters)
+    if classes.shape != (k,) or clusters.shape != (c,):
+        raise ClustlensInputError(
+            f"table has shape {t.shape} but {classes.shape[0]} class names and "
+            f"{clusters.shape[0]} cluster names were given",
+            source="contingency",
+        )
+    rows = np.asarray(t.sum(axis=1)).ravel() > 0
+    cols = np.asarray(t.sum(axis=0)).ravel() > 0
+    if not rows.all() or not cols.all():
+        t = t[rows][:, cols] if not sp.issparse(t) else sp.csr_array(t[rows][:, cols])
+        classes, clusters = classes[rows], clusters[cols]
+    if not sp.issparse(t) and t.size > DENSE_CELL_LIMIT:
+        t = sp.csr_array(t)
+    return Contingency(t, classes, clusters)
+
+
+def as_contingency(
+    labels_true: Any = None,
+    labels_pred: Any = None,
+    *,
+    contingency: Contingency | Any | None = None,
+    **kwargs: Any,
+) -> Contingency:
+    """Return a :class:`Contingency` from labels or from a given (raw or wrapped) table."""
+    if contingency is not None:
+        if labels_true is not None or labels_pred is not None:
+            raise ClustlensInputError(
+                "give either labels_true and labels_pred or contingency, not both",
+                source="arguments",
+            )
+        if isinstance(contingency, Contingency):
+            return contingency
+        return contingency_from_table(contingency)
+    if labels_true is None or labels_pred is None:
+        raise ClustlensInputError(
+            "both labels_true and labels_pred are needed (or a contingency table)",
+            source="arguments",
+        )
+    return contingency_table(labels_true, labels_pred, **kwargs)
