@@ -16,7 +16,9 @@ if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` from a source 
 
 import streamlit as st  # noqa: E402
 
-from dashboard import compute, presentation, sidebar, state  # noqa: E402
+from dashboard.compute import evaluation as compute  # noqa: E402
+from dashboard.session import state  # noqa: E402
+from dashboard.ui import presentation, sidebar  # noqa: E402
 
 #: section -> [(page file relative to this script, title, icon, url path)]; the first is default.
 PAGES: dict[str, list[tuple[str, str, str, str]]] = {

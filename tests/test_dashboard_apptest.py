@@ -374,7 +374,7 @@ def test_presentation_mode_hides_the_sidebar_and_offers_a_way_out() -> None:
 
 
 def test_every_chart_offers_png_and_svg_on_request() -> None:
-    from dashboard.export import static_export_status
+    from dashboard.outputs.export import static_export_status
 
     at = start()
     ok(at.switch_page("views/contingency.py").run())

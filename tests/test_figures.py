@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 import metrics_core as mc
-from dashboard import analysis
+from dashboard.analysis import partition as analysis
 from dashboard.figures import pooling
 from dashboard.figures._style import pct
 from dashboard.figures.affinity import (
@@ -349,8 +349,8 @@ def test_pair_figures():
 
 
 def test_report_figures_drop_the_repeated_title_and_use_the_light_template():
-    from dashboard import report
     from dashboard.figures._style import TEMPLATE
+    from dashboard.outputs import report
 
     fig = conn_bars(["1", "2"], [0.1, 0.2])
     out = report.report_figure(fig)
@@ -384,7 +384,12 @@ def test_exports_escape_formulas():
 
 @pytest.mark.parametrize(
     "module",
-    ["dashboard.analysis", "dashboard.figures.pooling", "dashboard.figures._style", "dashboard.ui"],
+    [
+        "dashboard.analysis.partition",
+        "dashboard.figures.pooling",
+        "dashboard.figures._style",
+        "dashboard.ui.widgets",
+    ],
 )
 def test_dashboard_doctests(module):
     import doctest

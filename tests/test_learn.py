@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import metrics_core as mc
-from dashboard import explain, null_bands
-from dashboard import learn_scenarios as ls
+from dashboard.analysis import explain, null_bands
+from dashboard.analysis import scenarios as ls
 from metrics_core.validation._errors import ClustlensInputError
 
 PAGE = Path(__file__).resolve().parents[1] / "dashboard" / "views" / "learn.py"
@@ -141,7 +141,7 @@ def test_learn_figures_explain_their_encodings():
 
 
 def test_matched_order_puts_the_matching_on_the_diagonal():
-    from dashboard import analysis
+    from dashboard.analysis import partition as analysis
 
     out = analysis.matched_order(np.array([[3, 44, 3], [2, 4, 44]]), ["A", "B"], ["1", "2", "3"])
     assert out["cols"] == ["2", "3", "1"] and out["n_matched"] == 2

@@ -14,8 +14,9 @@ import plotly.offline
 import pytest
 
 import metrics_core as mc
-from dashboard import export, presentation, report
 from dashboard.cli import _report as cli_report
+from dashboard.outputs import export, report
+from dashboard.ui import presentation
 
 PLOTLY_JS = plotly.offline.get_plotlyjs()
 # anything the browser would fetch: src/href/url()/@import to http(s) or protocol-relative

@@ -79,7 +79,7 @@ def test_tiny_run_finishes_and_is_exported():
 
 
 def test_stop_keeps_the_finished_settings(monkeypatch):
-    import dashboard.compute_sweep as cs
+    import dashboard.compute.sweep as cs
     from dashboard.views import sweep as view
 
     real = cs.run_setting
@@ -105,7 +105,7 @@ def test_stop_keeps_the_finished_settings(monkeypatch):
 
 
 def test_progress_text_names_setting_elapsed_and_remaining():
-    from dashboard.compute_sweep import GridInfo
+    from dashboard.compute.sweep import GridInfo
     from dashboard.views.sweep import _progress_text
 
     run = {

@@ -39,7 +39,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     import metrics_core as mc
-    from dashboard import report
+    from dashboard.outputs import report
     from metrics_core import io as cio
 
     out = Path(args.out)

@@ -1,6 +1,6 @@
 """Multi-view figures: per-view affinities on one colour scale, view weights, convergence.
 
-Pure builders over the pooled displays of :func:`dashboard.compute_multiview.panel_display`
+Pure builders over the pooled displays of :func:`dashboard.compute.multiview.panel_display`
 (``values`` B x B, ``edges``, ``bounds``, ``group_names``, ``n``, ``pooled``). View names may be
 user file names, so they are escaped with :func:`_style.plain`.
 """

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import compute, state, ui
-from dashboard.analysis import SORT_MODES
+from dashboard.analysis.partition import SORT_MODES
+from dashboard.compute import evaluation as compute
 from dashboard.figures.affinity import (
     affinity_figure,
     conn_bars,
@@ -13,6 +13,8 @@ from dashboard.figures.affinity import (
     sre_class_bars,
     sre_points,
 )
+from dashboard.session import state
+from dashboard.ui import widgets as ui
 
 
 def render() -> None:

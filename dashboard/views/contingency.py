@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import compute, state, ui
+from dashboard.compute import evaluation as compute
 from dashboard.figures.contingency import contingency_heatmap, sankey
+from dashboard.session import state
+from dashboard.ui import widgets as ui
 
 MODES = {"counts": "counts", "row": "row-normalised", "column": "column-normalised"}
 

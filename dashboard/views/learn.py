@@ -23,12 +23,17 @@ import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import metrics_core as mc  # noqa: E402
-from dashboard import analysis, compute_learn, explain, export, presentation, report, ui  # noqa: E402
-from dashboard import learn_scenarios as ls  # noqa: E402
+from dashboard.analysis import explain  # noqa: E402
+from dashboard.analysis import partition as analysis  # noqa: E402
+from dashboard.analysis import scenarios as ls  # noqa: E402
+from dashboard.compute import learn as compute_learn  # noqa: E402
 from dashboard.figures import learn as lfig  # noqa: E402
 from dashboard.figures.affinity import conn_bars  # noqa: E402
 from dashboard.figures.contingency import contingency_heatmap  # noqa: E402
 from dashboard.figures.pairs import pair_confusion_matrix  # noqa: E402
+from dashboard.outputs import export, report  # noqa: E402
+from dashboard.ui import presentation  # noqa: E402
+from dashboard.ui import widgets as ui  # noqa: E402
 from metrics_core.validation._errors import ClustlensInputError  # noqa: E402
 
 K_BASE = "learn_table"

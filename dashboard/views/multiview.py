@@ -3,7 +3,7 @@
 What is shown comes from a configuration kept in ``AppState.extras["multiview"]`` (source,
 sizes, SSF parameters), set by the Run button; the first visit uses the default (a stratified
 HW subset), so the page is useful at once. Every result is cached in
-:mod:`dashboard.compute_multiview`.
+:mod:`dashboard.compute.multiview`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import compute_multiview as cm
-from dashboard import state, ui
+from dashboard.compute import multiview as cm
 from dashboard.figures.multiview import affinity_panels, convergence_figure, weights_bar
+from dashboard.session import state
+from dashboard.ui import widgets as ui
 
 CFG_KEY = "multiview"
 PROTO_KEY = "multiview_protocol"

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import compute, state, ui
+from dashboard.compute import evaluation as compute
 from dashboard.figures.pairs import PAIR_SCORES, pair_confusion_matrix, pair_scores_bar
+from dashboard.session import state
+from dashboard.ui import widgets as ui
 
 
 def render() -> None:

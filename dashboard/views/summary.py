@@ -6,9 +6,12 @@ import re
 
 import streamlit as st
 
-from dashboard import analysis, compute, state, ui
+from dashboard.analysis import partition as analysis
+from dashboard.compute import evaluation as compute
 from dashboard.figures.summary import metrics_compare
-from dashboard.state import K_AVERAGE, K_NOISE, K_PRESET, NO_PRESET
+from dashboard.session import state
+from dashboard.session.state import K_AVERAGE, K_NOISE, K_PRESET, NO_PRESET
+from dashboard.ui import widgets as ui
 
 HEADLINE = ["acc", "nmi", "ari", "sre", "conn_min"]
 COMPARE = ["acc", "nmi", "ami", "ari", "purity", "f_measure", "pair_f1", "sre", "conn_min"]

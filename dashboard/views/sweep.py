@@ -14,15 +14,16 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from dashboard import compute_sweep as cs
-from dashboard import state, ui
+from dashboard.compute import sweep as cs
 from dashboard.figures.sweep import (
     is_log_grid,
     metrics_vs_param,
     param_heatmap,
     tradeoff_figure,
 )
-from dashboard.state import K_ACTIVE, K_ORIENT
+from dashboard.session import state
+from dashboard.session.state import K_ACTIVE, K_ORIENT
+from dashboard.ui import widgets as ui
 
 RUN_KEY = "sweep"
 MSG_KEY = "sweep_message"

@@ -74,7 +74,7 @@ def dense_coef(y: np.ndarray, seed: int) -> np.ndarray:
 
 
 def make_state(name: str, y, preds, coef):
-    from dashboard.state import AppState, Input
+    from dashboard.session.state import AppState, Input
 
     def inp(role, label, value):
         h = hashlib.sha256(f"{name}:{label}:{value.shape}".encode()).hexdigest()
@@ -111,7 +111,7 @@ def time_views(title: str, state) -> list[tuple[str, str, float, float]]:
 
 
 def affinity_json_sizes(ns: list[int]) -> list[tuple[int, str, float, float]]:
-    from dashboard import analysis
+    from dashboard.analysis import partition as analysis
     from dashboard.figures import pooling
     from dashboard.figures.affinity import affinity_figure
 

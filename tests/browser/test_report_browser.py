@@ -24,7 +24,7 @@ HOSTILE_TITLE = "<script>window.__pwned = 1</script> report *of* [runs]"
 def _build_report(tmp_path) -> tuple[str, int, str]:
     """Write the report; return its file:// URL, its number of figures, the truth's SHA-256."""
     import metrics_core as mc
-    from dashboard import report
+    from dashboard.outputs import report
 
     ds = make_dataset()
     truth_bytes = "\n".join(ds.labels_true).encode()

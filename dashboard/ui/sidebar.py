@@ -12,8 +12,10 @@ from pathlib import PurePath
 import scipy.sparse as sp
 import streamlit as st
 
-from dashboard import compute, state, ui
-from dashboard.state import K_ACTIVE, K_ORIENT, AppState, Input
+from dashboard.compute import evaluation as compute
+from dashboard.session import state
+from dashboard.session.state import K_ACTIVE, K_ORIENT, AppState, Input
+from dashboard.ui import widgets as ui
 from metrics_core.validation._errors import ClustlensInputError
 
 log = logging.getLogger("clustlens.dashboard")

@@ -278,7 +278,7 @@ def standard_figures(
     noise_policy: str = "keep",
 ) -> list[tuple[str, go.Figure]]:
     """The dashboard's figures for one prediction, built with ``dashboard.figures``."""
-    from dashboard import analysis
+    from dashboard.analysis import partition as analysis
     from dashboard.figures.contingency import contingency_heatmap, sankey
     from dashboard.figures.pairs import pair_confusion_matrix
 
@@ -327,7 +327,7 @@ def _affinity_figures(
 ) -> list[tuple[str, go.Figure]]:
     import scipy.sparse as sp
 
-    from dashboard import analysis
+    from dashboard.analysis import partition as analysis
     from dashboard.figures import pooling
     from dashboard.figures.affinity import (
         affinity_figure,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import metrics_core as mc
-from dashboard.explain import _normaliser, information_parts
+from dashboard.analysis.explain import _normaliser, information_parts
 
 NULL_METRICS = ("nmi", "ari", "ami")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.state import AppState, Conventions, Input
+from dashboard.session.state import AppState, Conventions, Input
 from metrics_core.validation._errors import ClustlensInputError
 
 log = logging.getLogger("clustlens.dashboard")
@@ -114,8 +114,8 @@ def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     figure, not only the ones of the page that defined them. The images are rendered on request
     only (kaleido starts the system browser).
     """
-    from dashboard import export as exporter
-    from dashboard import presentation
+    from dashboard.outputs import export as exporter
+    from dashboard.ui import presentation
 
     settings = presentation.current()
     if settings.on:

@@ -6,8 +6,8 @@ import numpy as np
 import streamlit as st
 
 import metrics_core as mc
-from dashboard import explain, null_bands
-from dashboard import learn_scenarios as ls
+from dashboard.analysis import explain, null_bands
+from dashboard.analysis import scenarios as ls
 
 
 def table_metrics(table: np.ndarray, average: str) -> dict:

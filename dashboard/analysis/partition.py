@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from dashboard.export import escape_cell, to_csv, to_json  # noqa: F401  (one implementation)
+from dashboard.outputs.export import escape_cell, to_csv, to_json  # noqa: F401  (one implementation)
 
 #: Unmatched clusters beyond this many are summed into one "other clusters" column for display.
 MAX_DISPLAY_COLS = 150

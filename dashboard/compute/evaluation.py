@@ -3,8 +3,8 @@
 Caches (``st.cache_data``) are keyed on strings only — input keys (SHA-256 of the bytes plus
 the variable/column picked), convention names, view switches. The parsed arrays travel as
 underscore-prefixed arguments, which Streamlit does not hash, so a 1e6-non-zero C is never
-hashed on a rerun. Public functions take :class:`dashboard.state.Input` objects and
-:class:`dashboard.state.Conventions` and unpack them into those keys.
+hashed on a rerun. Public functions take :class:`dashboard.session.state.Input` objects and
+:class:`dashboard.session.state.Conventions` and unpack them into those keys.
 
 Uploads are parsed by ``metrics_core.io.worker.parse_in_worker`` (a memory- and
 time-limited child process): a hostile file can kill the worker, never the server.
@@ -22,12 +22,12 @@ import scipy.sparse as sp
 import streamlit as st
 
 import metrics_core as mc
-from dashboard import analysis
+from dashboard.analysis import partition as analysis
 from dashboard.figures import pooling
-from dashboard.state import Conventions, Input, sha256
+from dashboard.session.state import Conventions, Input, sha256
 from metrics_core.validation._errors import ClustlensInputError
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "demo_data"
+DEMO_DIR = Path(__file__).resolve().parents[2] / "demo_data"
 LABEL_KIND, COEF_KIND = "labels", "coef"
 #: upload_worker loader per input role
 WORKER_KINDS = {"truth": "labels_true", "pred": "labels_pred", "coef": "coef"}
@@ -565,7 +565,7 @@ def _report(
     _preds: tuple[Input, ...],
     _coef: Input | None,
 ) -> str:
-    from dashboard import report
+    from dashboard.outputs import report
 
     conv = _conv
     results = all_metrics(_truth, list(_preds), _coef, conv)

@@ -1,6 +1,7 @@
 """Compute layer of the Multi-view view: data sources, one cached SSF fit, the method protocol.
 
-Same rules as :mod:`dashboard.compute`: caches keyed on strings and numbers (a source key — HW
+Same rules as :mod:`dashboard.compute.evaluation`: caches keyed on strings and numbers (a source
+key — HW
 subset size and seed, synthetic generator parameters, or the SHA-256 of every uploaded file —
 plus the model parameters); arrays travel as ``_``-prefixed arguments. Loaded data sits in
 ``cache_resource`` (read-only arrays, no copy per rerun); results are small (pooled displays
@@ -15,10 +16,11 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from dashboard import analysis, compute
-from dashboard.compute_sweep import stratified_subset
+from dashboard.analysis import partition as analysis
+from dashboard.compute import evaluation as compute
+from dashboard.compute.sweep import stratified_subset
 from dashboard.figures import pooling
-from dashboard.state import sha256
+from dashboard.session.state import sha256
 from metrics_core.validation._errors import ClustlensInputError
 
 #: HW points used by default (stratified: 20 per digit): SSF in a few seconds.

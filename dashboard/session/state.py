@@ -158,7 +158,7 @@ class AppState:
 def get() -> AppState:
     """This session's state (created, with the demo loaded, on first use)."""
     if STATE_KEY not in st.session_state:
-        from dashboard import compute
+        from dashboard.compute import evaluation as compute
 
         s = AppState()
         # uploads still sitting in the uploaders after a reset must not be loaded again

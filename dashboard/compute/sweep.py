@@ -1,6 +1,7 @@
 """Compute layer of the Sweep view: data sources, one cached sweep setting at a time, bundles.
 
-Same rules as :mod:`dashboard.compute`: caches are keyed on strings (a source key naming the
+Same rules as :mod:`dashboard.compute.evaluation`: caches are keyed on strings (a source key
+naming the
 data — generator parameters, an mfeat view, or the SHA-256 of uploaded bytes — the model, the
 parameters as JSON, the seed); arrays travel as ``_``-prefixed arguments that Streamlit does not
 hash. Each setting is scored by :func:`metrics_core.sweep.run_sweep` on a one-setting grid, so
@@ -24,8 +25,9 @@ import numpy as np
 import scipy.sparse as sp
 import streamlit as st
 
-from dashboard import analysis, compute
-from dashboard.state import Input, sha256
+from dashboard.analysis import partition as analysis
+from dashboard.compute import evaluation as compute
+from dashboard.session.state import Input, sha256
 from metrics_core.validation._errors import ClustlensInputError
 
 #: Largest grid the view runs (settings); bigger grids are refused with a message.
