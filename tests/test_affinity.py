@@ -546,18 +546,7 @@ def test_preset_ssc_omp_matlab(case):
 
 
 @pytest.mark.parametrize("case", range(5))
-def test_preset_ensc_python(case):
-    c, s = preset_cases()[case]
-    sre = subspace_preserving_error(c, s, preset="ensc_python")
-    assert sre.value == pytest.approx(ref_matlab_sre(c.T, s), abs=1e-12)
-    cn = l2_rows(c)
-    a = 0.5 * (np.abs(cn) + np.abs(cn).T)
-    conn = connectivity(c, s, preset="ensc_python")
-    assert conn.min == pytest.approx(ref_random_walk_conn(a, s), abs=1e-8)
-
-
-@pytest.mark.parametrize("case", range(5))
-@pytest.mark.parametrize("preset", ["senet", "senet_sparse"])
+@pytest.mark.parametrize("preset", ["senet", "unnormalized_mean", "senet_sparse"])
 def test_preset_senet(case, preset):
     c, s = preset_cases()[case]
     sre = subspace_preserving_error(c, s, preset=preset)
@@ -568,7 +557,7 @@ def test_preset_senet(case, preset):
     cn = l2_rows(c)
     a = 0.5 * (np.abs(cn) + np.abs(cn).T)
     conn = connectivity(c, s, preset=preset)
-    expected = ref_senet_conn(a, s, sparse_variant=preset == "senet_sparse")
+    expected = ref_senet_conn(a, s, sparse_variant=preset != "senet")
     assert conn.reported == pytest.approx(expected, abs=1e-9, nan_ok=True)
 
 
@@ -586,11 +575,11 @@ def test_presets_are_documented_and_conflicts_raise():
         assert spec["orientation"] in ("rows", "columns")
     c = random_coef(12, 0.5, 1)
     s = random_labels(12, 2, 1)
-    # An argument left at its default takes the preset's value...
+    # An argument not given takes the preset's value...
     a = subspace_preserving_error(c, s, preset="ssc_omp_matlab")
     b = subspace_preserving_error(c, s, orientation="columns", zero_rows="one", zero_tol=EPS)
     assert a.value == b.value
-    # ...a non-default one that disagrees raises; one that agrees is fine.
+    # ...a given one that disagrees raises (even the documented default); one that agrees is fine.
     with pytest.raises(ClustlensInputError, match="conflicts"):
         subspace_preserving_error(c, s, preset="senet", zero_rows="one")
     with pytest.raises(ClustlensInputError, match="conflicts"):

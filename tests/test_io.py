@@ -289,7 +289,12 @@ MALFORMED = [
     ("missing.csv", b"y\n1\n\n2\n", load_labels, None),  # blank lines are skipped: fine
     ("missing2.csv", b"id,y\n0,1\n1,\n2,2\n", load_labels, "missing label.*line 3"),
     ("na.csv", b"1\n2\nNA\n", load_labels, "missing label 'NA'.*line 3"),
-    ("nan_labels.npy", fx.npy_bytes(np.array([1.0, np.nan])), load_labels, "finite.*index 1"),
+    (
+        "nan_labels.npy",
+        fx.npy_bytes(np.array([1.0, np.nan])),
+        load_labels,
+        r"missing label \(NaN\).*index 1",
+    ),
     ("frac.csv", b"1\n1.5\n", load_labels, "not a whole number.*line 2"),
     ("matrix_labels.npy", fx.npy_bytes(np.ones((3, 3))), load_labels, "not a label vector"),
     ("scalar.npy", fx.npy_bytes(np.array(3)), load_labels, "single value"),

@@ -9,23 +9,27 @@ argument; :data:`AFFINITY_PRESETS` bundles the conventions of published referenc
 from metrics_core.affinity._diagnostics import (
     AFFINITY_PRESETS,
     ORIENTATIONS,
+    PRESET_ALIASES,
     ConnResult,
     LeakageResult,
     SREResult,
     affinity_diagnostics,
     connectivity,
     leakage_matrix,
+    preset_conventions,
     subspace_preserving_error,
 )
 
 __all__ = [
     "AFFINITY_PRESETS",
     "ORIENTATIONS",
+    "PRESET_ALIASES",
     "ConnResult",
     "LeakageResult",
     "SREResult",
     "affinity_diagnostics",
     "connectivity",
     "leakage_matrix",
+    "preset_conventions",
     "subspace_preserving_error",
 ]

@@ -14,6 +14,8 @@ zero_rows
 normalize_rows
     ℓ2-normalise each point's coefficient vector (row, or column with ``"columns"``) before
     building W. SRE is a per-point ratio, so it is unchanged by any per-point scaling.
+    ``"sklearn"`` copies ``sklearn.preprocessing.normalize``: dense rows with norm < 10·eps and
+    sparse rows with norm 0 are left as they are.
 cap
     Clip each class's λ2 at 1.0 (λ2 of the normalised Laplacian lies in [0, n / (n - 1)]).
 laplacian
@@ -27,6 +29,15 @@ isolated
     disconnected) or ``"nan"`` (what ``D^{-1/2}`` with a zero degree gives in a torch code).
 zero_tol
     Threshold for "zero" ℓ1 masses and degrees (default 0.0: exactly zero; MATLAB uses eps).
+sre_offset
+    Added to each point's ℓ1 mass in the SRE denominator (default 0; the Python toolbox adds
+    1e-10, so an all-zero row counts 0 there).
+self_loops
+    ``"keep"`` (default) uses the diagonal of C in W; ``"drop"`` ignores it, as
+    ``scipy.sparse.csgraph.laplacian`` does.
+sparse_pairs
+    ``"lambda2"`` (default) or ``"zero"``: a two-point class of a sparse C scores 0 (the
+    Python toolbox: scipy's ``eigsh`` refuses k = n there and the error is caught as 0).
 affinity_scale
     W = affinity_scale · (|C| + |C|ᵀ). Irrelevant for the normalised Laplacian; the
     unnormalised λ2 scales with it (the Python toolboxes use 0.5).
@@ -51,15 +62,22 @@ disconnected), and ``CONN_min = min_k λ2^(k)``, ``CONN_mean = mean_k λ2^(k)``.
 
 Presets (``AFFINITY_PRESETS``; each entry's ``description`` says exactly how it differs)
 ----------------------------------------------------------------------------------------
-==================  ========  ==============  ==========  =========  ==========  =====  ======
-preset              points    zero rows       W rows      Laplacian  singleton   CONN   SRE
-==================  ========  ==============  ==========  =========  ==========  =====  ======
-(None, default)     rows      count 0         as given    normed     skipped     both   frac.
-ssc_omp_matlab      columns   count 1 (<eps)  as given    normed     0           min    frac.
-ensc_python         rows      count 1 (<eps)  ℓ2, x0.5    normed     0           min    frac.
-senet               rows      NaN for all     ℓ2, x0.5    normed     skipped     min    %
-senet_sparse        rows      NaN for all     ℓ2, x0.5    D - W      skipped     mean   %
-==================  ========  ==============  ==========  =========  ==========  =====  ======
+A preset named after a reference code reproduces that code, quirks included; its
+``reference`` names repository, file and commit.
+
+==================  ========  ===============  ==========  ==============  ==========  ========
+preset              points    zero rows (SRE)  W rows      Laplacian       CONN        SRE
+==================  ========  ===============  ==========  ==============  ==========  ========
+(None, default)     rows      count 0          as given    normed          min, mean   fraction
+ssc_omp_matlab      columns   count 1 (<eps)   as given    normed          min         fraction
+ensc_python         rows      count 0 (+1e-10) ℓ2 (sklearn) normed, no diag min, <= 1  fraction
+senet               rows      NaN for all      ℓ2, x0.5    normed          min         %
+unnormalized_mean   rows      NaN for all      ℓ2, x0.5    D - W           mean        %
+==================  ========  ===============  ==========  ==============  ==========  ========
+
+``senet_sparse`` is an alias of ``unnormalized_mean`` (our own convention: no published code
+computes it). Singletons: 0 in ``ssc_omp_matlab`` and ``ensc_python``, skipped elsewhere; a
+two-point class of a sparse C scores 0 in ``ensc_python`` (the reference's eigsh fails there).
 
 With a preset, every convention argument left at its default takes the preset's value; a
 non-default argument that disagrees with the preset raises :class:`ClustlensInputError`.
@@ -96,6 +114,7 @@ _SRE_DEFAULTS: dict[str, Any] = {
     "zero_rows": "zero",
     "normalize_rows": False,
     "zero_tol": 0.0,
+    "sre_offset": 0.0,
 }
 _CONN_DEFAULTS: dict[str, Any] = {
     "orientation": "rows",
@@ -106,8 +125,24 @@ _CONN_DEFAULTS: dict[str, Any] = {
     "isolated": "zero",
     "zero_tol": 0.0,
     "affinity_scale": 1.0,
+    "self_loops": "keep",
+    "sparse_pairs": "lambda2",
 }
+NORMALIZE_ROWS = (False, True, "sklearn")
+SELF_LOOPS = ("keep", "drop")
+SPARSE_PAIRS = ("lambda2", "zero")
 _EPS = float(np.finfo(np.float64).eps)
+
+# Commits of the reference codes the presets reproduce (read there, re-implemented here).
+_TOOLBOX = (
+    "github.com/ChongYou/subspace-clustering, metrics/cluster/accuracy.py "
+    "(self_representation_loss, self_representation_connectivity), "
+    "commit 55e330e38415951f140e74739c869306acdb7a98"
+)
+_SENET = (
+    "github.com/zhangsz1998/Self-Expressive-Network, utils.py "
+    "(subspace_preserving_error, connectivity), commit 3ba118301c1ea25655e5cd416c86ecafa9f50e0e"
+)
 
 AFFINITY_PRESETS: dict[str, dict[str, Any]] = {
     "ssc_omp_matlab": {
@@ -122,6 +157,7 @@ AFFINITY_PRESETS: dict[str, dict[str, Any]] = {
         "affinity_scale": 1.0,
         "sre_scale": 1.0,
         "conn_report": "min",
+        "reference": "Chong You's SSC-OMP MATLAB code, evalSSR_error.m and evalConn.m",
         "description": (
             "Chong You's SSC-OMP MATLAB code (evalSSR_error.m, evalConn.m). Points are "
             "COLUMNS (X = X*C). SRE: norm(C(s~=s(i),i),1)/norm(C(:,i),1), i.e. |C| column "
@@ -136,24 +172,32 @@ AFFINITY_PRESETS: dict[str, dict[str, Any]] = {
     },
     "ensc_python": {
         "orientation": "rows",
-        "zero_rows": "one",
-        "zero_tol": _EPS,
-        "normalize_rows": True,
-        "cap": False,
+        "zero_rows": "zero",
+        "zero_tol": 0.0,
+        "sre_offset": 1e-10,
+        "normalize_rows": "sklearn",
+        "self_loops": "drop",
+        "cap": True,
         "laplacian": "normalized",
         "singletons": "zero",
         "isolated": "zero",
+        "sparse_pairs": "zero",
         "affinity_scale": 0.5,
         "sre_scale": 1.0,
         "conn_report": "min",
+        "reference": _TOOLBOX,
         "description": (
-            "Chong You's EnSC / SSC-OMP Python toolbox (ChongYou/subspace-clustering). Points "
-            "are ROWS (c_j, x_j are the j-th rows of C, X) and the affinity is "
-            "0.5*(|normalize(C,'l2')| + |normalize(C,'l2')|^T) - l2-normalised rows. The "
-            "toolbox ships no SRE/CONN code, so this preset applies the definitions of the "
-            "same authors' MATLAB evalSSR_error/evalConn (zero representation counts 1, "
-            "degree < eps scores 0, min over classes, fraction, not capped) in row "
-            "orientation to the toolbox's affinity. Row normalisation does not change SRE."
+            "Chong You's Python toolbox (EnSC, SSC-OMP), " + _TOOLBOX + ". Points are ROWS. "
+            "SRE: mean_i sum_{j off class} |C_ij| / (sum_j |C_ij| + 1e-10), so an all-zero row "
+            "counts 0 and every ratio carries the 1e-10; a fraction. CONN: sklearn "
+            "normalize(C, 'l2') on the whole matrix (dense rows with norm < 10*eps, sparse rows "
+            "with norm 0, are left as they are), then per class A = 0.5*(|C_k| + |C_k|^T), "
+            "scipy.sparse.csgraph.laplacian(A, normed=True), which IGNORES the diagonal, and "
+            "1 - (2nd largest eigenvalue of I - L by eigsh 'LA') = lambda2; the result starts "
+            "at 1 and takes the min over classes, so it is CAPPED at 1. A one-point class "
+            "scores 0; on SPARSE C a two-point class scores 0 (eigsh refuses k = n, the "
+            "reference catches the error and uses 0), on dense C its lambda2 (2, capped to 1). "
+            "Where ARPACK fails to converge the reference scores 0; our solve is exact."
         ),
     },
     "senet": {
@@ -168,8 +212,9 @@ AFFINITY_PRESETS: dict[str, dict[str, Any]] = {
         "affinity_scale": 0.5,
         "sre_scale": 100.0,
         "conn_report": "min",
+        "reference": _SENET,
         "description": (
-            "SENet (Zhang et al. 2021) utils.py, dense torch code. Points are ROWS. SRE: "
+            "SENet (Zhang et al. 2021), " + _SENET + ", dense torch code. Points are ROWS. SRE: "
             "mean_i(1 - ||mask_i * A_i||_1 / ||A_i||_1) * 100 - the l1 norms take |C|; a zero "
             "row gives 0/0 = NaN and the whole mean becomes NaN; reported in PERCENT (our "
             "`value` stays a fraction, `reported` is the percentage). CONN: torch.symeig of "
@@ -181,7 +226,7 @@ AFFINITY_PRESETS: dict[str, dict[str, Any]] = {
             "[0, n/(n-1)])."
         ),
     },
-    "senet_sparse": {
+    "unnormalized_mean": {
         "orientation": "rows",
         "zero_rows": "propagate",
         "zero_tol": 0.0,
@@ -193,16 +238,38 @@ AFFINITY_PRESETS: dict[str, dict[str, Any]] = {
         "affinity_scale": 0.5,
         "sre_scale": 100.0,
         "conn_report": "mean",
+        "reference": "",
         "description": (
-            "SENet's sparse_connectivity variant: SRE as in 'senet' (percent, NaN on a zero "
-            "row). CONN: scipy.sparse.csgraph.laplacian(A_i) WITHOUT normed=True, i.e. the "
-            "UNNORMALISED Laplacian D - A (its lambda2 is not in [0, 2] and scales with A), "
-            "eigsh(k=2, which='SA'), the MEAN over classes. A = 0.5*(|normalize(C)| + "
-            "|normalize(C)|^T). An isolated vertex gives lambda2 = 0 (no division); a "
-            "one-point class makes eigsh fail in the reference - we skip it."
+            "A clustlens convention, NOT a reference code (no published code computes it; it "
+            "was once called 'senet_sparse', which no commit of the SENet repository "
+            "contains). SRE as in 'senet' (percent, NaN on a zero row). CONN: the "
+            "UNNORMALISED Laplacian D - A of A = 0.5*(|normalize(C)| + |normalize(C)|^T) "
+            "(what scipy.sparse.csgraph.laplacian returns without normed=True; its lambda2 is "
+            "not in [0, 2] and scales with A), the MEAN over classes; an isolated vertex gives "
+            "0; one-point classes are skipped."
         ),
     },
 }
+#: Old preset names that still work (they name the same conventions).
+PRESET_ALIASES: dict[str, str] = {"senet_sparse": "unnormalized_mean"}
+
+
+def preset_conventions(name: str) -> dict[str, Any]:
+    """The conventions of preset ``name`` (an alias resolves to its preset).
+
+    Examples
+    --------
+    >>> preset_conventions("senet_sparse")["laplacian"]
+    'unnormalized'
+    """
+    key = PRESET_ALIASES.get(name, name)
+    if key not in AFFINITY_PRESETS:
+        raise ClustlensInputError(
+            f"unknown preset {name!r}; choose one of "
+            f"{sorted([*AFFINITY_PRESETS, *PRESET_ALIASES])}",
+            source="preset",
+        )
+    return AFFINITY_PRESETS[key]
 
 
 @dataclass(frozen=True, eq=False)
@@ -280,21 +347,21 @@ class LeakageResult:
 def _resolve(
     preset: str | None, given: dict[str, Any], defaults: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Merge explicit arguments with a preset; returns (conventions, preset dict)."""
+    """Merge explicit arguments with a preset; returns (conventions, preset dict).
+
+    ``None`` means "not given": it takes the preset's value, else the documented default. A
+    given value that differs from the preset's raises, even when it equals the documented
+    default (``orientation="rows"`` with a columns preset is a contradiction, not a no-op).
+    """
     if preset is None:
-        conv = dict(given)
+        conv = {k: defaults[k] if v is None else v for k, v in given.items()}
         spec: dict[str, Any] = {}
     else:
-        if preset not in AFFINITY_PRESETS:
-            raise ClustlensInputError(
-                f"unknown preset {preset!r}; choose one of {sorted(AFFINITY_PRESETS)}",
-                source="preset",
-            )
-        spec = AFFINITY_PRESETS[preset]
+        spec = preset_conventions(preset)
         conv = {}
         for key, value in given.items():
             wanted = spec.get(key, defaults[key])
-            if value != defaults[key] and value != wanted:
+            if value is not None and value != wanted:
                 raise ClustlensInputError(
                     f"{key}={value!r} conflicts with preset {preset!r}, which uses "
                     f"{key}={wanted!r}; drop the argument or the preset",
@@ -306,7 +373,16 @@ def _resolve(
     _check_choice(conv, "laplacian", LAPLACIANS)
     _check_choice(conv, "singletons", SINGLETON_POLICIES)
     _check_choice(conv, "isolated", ISOLATED_POLICIES)
-    for key in ("zero_tol", "affinity_scale"):
+    _check_choice(conv, "self_loops", SELF_LOOPS)
+    _check_choice(conv, "sparse_pairs", SPARSE_PAIRS)
+    if "normalize_rows" in conv and not any(
+        conv["normalize_rows"] is v or conv["normalize_rows"] == v for v in NORMALIZE_ROWS
+    ):
+        raise ClustlensInputError(
+            f"must be one of {NORMALIZE_ROWS}, got {conv['normalize_rows']!r}",
+            source="normalize_rows",
+        )
+    for key in ("zero_tol", "affinity_scale", "sre_offset"):
         if key in conv:
             v = conv[key]
             if not (isinstance(v, (int, float)) and np.isfinite(v) and v >= 0):
@@ -390,13 +466,14 @@ def _sre_from_masses(
     n_classes: int,
     zero_rows: str,
     zero_tol: float,
+    offset: float = 0.0,
 ) -> tuple[float, np.ndarray, np.ndarray, int]:
     zero = total <= zero_tol
     per_point = np.empty_like(total)
     ok = ~zero
     # Clip: on dense input the off-class mass is total - in-class, which rounding can push
     # a hair outside [0, total].
-    per_point[ok] = np.clip(outside[ok] / total[ok], 0.0, 1.0)
+    per_point[ok] = np.clip(outside[ok] / (total[ok] + offset), 0.0, 1.0)
     per_point[zero] = {"zero": 0.0, "one": 1.0, "nan": np.nan, "propagate": np.nan}[zero_rows]
     counted = ~np.isnan(per_point) if zero_rows == "nan" else np.ones_like(zero)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -411,10 +488,11 @@ def subspace_preserving_error(
     coef: Any,
     labels_true: Any,
     *,
-    orientation: str = "rows",
-    zero_rows: str = "zero",
-    normalize_rows: bool = False,
-    zero_tol: float = 0.0,
+    orientation: str | None = None,
+    zero_rows: str | None = None,
+    normalize_rows: bool | str | None = None,
+    zero_tol: float | None = None,
+    sre_offset: float | None = None,
     preset: str | None = None,
 ) -> SREResult:
     r"""Subspace-preserving representation error (SRE): the share of ℓ1 mass off the true class.
@@ -433,17 +511,19 @@ def subspace_preserving_error(
     ----------
     coef : array-like or scipy.sparse matrix, shape (N, N)
     labels_true : array-like, shape (N,)
-    orientation : {"rows", "columns"}
-    zero_rows : {"zero", "one", "nan", "propagate"}
+    orientation : {"rows", "columns"}, default "rows"
+    zero_rows : {"zero", "one", "nan", "propagate"}, default "zero"
         Contribution of a point whose ℓ1 mass is <= ``zero_tol``: 0, 1, excluded from the
         mean, or NaN for the whole mean.
-    normalize_rows : bool
+    normalize_rows : {False, True, "sklearn"}, default False
         Accepted for symmetry with :func:`connectivity`; per-point scaling leaves SRE unchanged.
-    zero_tol : float
+    zero_tol : float, default 0.0
         ℓ1 masses <= this are zero rows (default: exactly zero).
+    sre_offset : float, default 0.0
+        Added to each point's ℓ1 mass in the denominator (the Python toolbox adds 1e-10).
     preset : str, optional
-        A key of ``AFFINITY_PRESETS``; it sets every argument left at its default (a
-        non-default argument that disagrees with it raises).
+        A key of ``AFFINITY_PRESETS``; it sets every argument not given (``None``). A given
+        argument that disagrees with the preset raises.
 
     Returns
     -------
@@ -466,6 +546,7 @@ def subspace_preserving_error(
         "zero_rows": zero_rows,
         "normalize_rows": normalize_rows,
         "zero_tol": zero_tol,
+        "sre_offset": sre_offset,
     }
     conv, spec = _resolve(preset, given, _SRE_DEFAULTS)
     c, codes, classes, _ = _prepare(coef, labels_true, conv["orientation"])
@@ -475,7 +556,13 @@ def subspace_preserving_error(
 def _sre(c, codes, classes, conv, spec) -> SREResult:
     total, outside = _row_masses(c, codes)
     value, per_point, per_class, n_zero = _sre_from_masses(
-        total, outside, codes, classes.size, conv["zero_rows"], conv["zero_tol"]
+        total,
+        outside,
+        codes,
+        classes.size,
+        conv["zero_rows"],
+        conv["zero_tol"],
+        conv.get("sre_offset", 0.0),
     )
     return SREResult(
         value=value,
@@ -490,7 +577,7 @@ def _sre(c, codes, classes, conv, spec) -> SREResult:
 # --------------------------------------------------------------------------- leakage
 
 
-def leakage_matrix(coef: Any, labels_true: Any, *, orientation: str = "rows") -> LeakageResult:
+def leakage_matrix(coef: Any, labels_true: Any, *, orientation: str | None = None) -> LeakageResult:
     r"""K x K matrix of coefficient mass between true classes.
 
     ``matrix[a, b] = Σ_{i: y_i = a} Σ_{j: y_j = b} |C_ij|`` (row orientation: point i of class
@@ -528,9 +615,13 @@ def _leakage(c, codes, classes) -> LeakageResult:
 # --------------------------------------------------------------------------- CONN
 
 
-def _row_scale(c, normalize_rows: bool) -> np.ndarray | None:
-    """1 / ℓ2 norm of each row (1 for zero rows), or None when not normalising."""
-    if not normalize_rows:
+def _row_scale(c, normalize_rows: bool | str) -> np.ndarray | None:
+    """1 / ℓ2 norm of each row (1 for zero rows), or None when not normalising.
+
+    ``"sklearn"`` mimics ``sklearn.preprocessing.normalize(C, "l2")``: on dense C a row whose
+    norm is below 10·eps is left as it is; on sparse C only an exactly zero row is.
+    """
+    if normalize_rows is False:
         return None
     if sp.issparse(c):
         sq = np.bincount(_csr_rows(c), weights=c.data**2, minlength=c.shape[0])
@@ -539,11 +630,14 @@ def _row_scale(c, normalize_rows: bool) -> np.ndarray | None:
         for s, e in _dense_row_chunks(c.shape[0]):
             sq[s:e] = np.einsum("ij,ij->i", c[s:e], c[s:e])
     norms = np.sqrt(sq)
-    norms[norms == 0] = 1.0
+    if normalize_rows == "sklearn" and not sp.issparse(c):
+        norms[norms < 10 * _EPS] = 1.0
+    else:
+        norms[norms == 0] = 1.0
     return 1.0 / norms
 
 
-def _block_diagonal_w(c: sp.csr_array, codes, counts, scale, affinity_scale):
+def _block_diagonal_w(c: sp.csr_array, codes, counts, scale, affinity_scale, self_loops="keep"):
     """W = s (A + Aᵀ) restricted to the class blocks, points permuted so classes are contiguous.
 
     Only the in-class stored entries of C are kept (never all of |C| + |C|ᵀ); returns the
@@ -555,6 +649,8 @@ def _block_diagonal_w(c: sp.csr_array, codes, counts, scale, affinity_scale):
     rows = _csr_rows(c)
     cols = c.indices
     keep = codes[rows] == codes[cols]
+    if self_loops == "drop":
+        keep &= rows != cols
     r, q = rows[keep], cols[keep]
     vals = np.abs(c.data[keep])
     if scale is not None:
@@ -573,7 +669,7 @@ def _block_diagonal_w(c: sp.csr_array, codes, counts, scale, affinity_scale):
     return w, starts
 
 
-def _dense_class_blocks(c: np.ndarray, codes, counts, scale, affinity_scale):
+def _dense_class_blocks(c: np.ndarray, codes, counts, scale, affinity_scale, self_loops="keep"):
     """Yield (class index, dense W block), one |C| sub-block per class (|C| never copied whole)."""
     order = np.argsort(codes, kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)])
@@ -584,6 +680,8 @@ def _dense_class_blocks(c: np.ndarray, codes, counts, scale, affinity_scale):
             a *= scale[idx][:, None]
         block = a + a.T
         block *= affinity_scale
+        if self_loops == "drop":
+            np.fill_diagonal(block, 0.0)
         yield k, block
 
 
@@ -591,14 +689,16 @@ def connectivity(
     coef: Any,
     labels_true: Any,
     *,
-    orientation: str = "rows",
-    normalize_rows: bool = False,
-    cap: bool = False,
-    laplacian: str = "normalized",
-    singletons: str = "skip",
-    isolated: str = "zero",
-    zero_tol: float = 0.0,
-    affinity_scale: float = 1.0,
+    orientation: str | None = None,
+    normalize_rows: bool | str | None = None,
+    cap: bool | None = None,
+    laplacian: str | None = None,
+    singletons: str | None = None,
+    isolated: str | None = None,
+    zero_tol: float | None = None,
+    affinity_scale: float | None = None,
+    self_loops: str | None = None,
+    sparse_pairs: str | None = None,
     preset: str | None = None,
     method: str = "auto",
     dense_max: int | None = None,
@@ -625,20 +725,30 @@ def connectivity(
     ----------
     coef : array-like or scipy.sparse matrix, shape (N, N)
     labels_true : array-like, shape (N,)
-    orientation : {"rows", "columns"}
-    normalize_rows : bool
-        ℓ2-normalise each point's coefficient vector before building W.
-    cap : bool
+    Every convention defaults to ``None``: the preset's value, else the documented default
+    given in brackets below.
+
+    orientation : {"rows", "columns"}, default "rows"
+    normalize_rows : {False, True, "sklearn"}, default False
+        ℓ2-normalise each point's coefficient vector before building W (``"sklearn"``: as
+        ``sklearn.preprocessing.normalize`` does, see the module notes).
+    cap : bool, default False
         Clip each λ2 at 1.0.
-    laplacian : {"normalized", "unnormalized"}
-    singletons : {"skip", "zero"}
-    isolated : {"zero", "nan"}
-    zero_tol : float
+    laplacian : {"normalized", "unnormalized"}, default "normalized"
+    singletons : {"skip", "zero"}, default "skip"
+    isolated : {"zero", "nan"}, default "zero"
+    zero_tol : float, default 0.0
         Degrees <= this count as zero (isolated vertex).
-    affinity_scale : float
+    affinity_scale : float, default 1.0
         Factor on |C| + |C|ᵀ (matters only for the unnormalised Laplacian).
+    self_loops : {"keep", "drop"}, default "keep"
+        Whether the diagonal of C enters W (``"drop"``: as ``scipy.sparse.csgraph.laplacian``,
+        which ignores the diagonal).
+    sparse_pairs : {"lambda2", "zero"}, default "lambda2"
+        A two-point class of a SPARSE C: its λ2, or 0 (the Python toolbox, whose ``eigsh``
+        refuses k = n on a sparse 2 x 2 block and scores the class 0).
     preset : str, optional
-        A key of ``AFFINITY_PRESETS`` (sets every argument left at its default).
+        A key of ``AFFINITY_PRESETS`` (sets every argument not given).
     method : {"auto", "dense", "lanczos", "shift-invert"}
         Force an eigen-solver path (for testing); ``"auto"`` picks per block.
     dense_max : int, optional
@@ -671,6 +781,8 @@ def connectivity(
         "isolated": isolated,
         "zero_tol": zero_tol,
         "affinity_scale": affinity_scale,
+        "self_loops": self_loops,
+        "sparse_pairs": sparse_pairs,
     }
     conv, spec = _resolve(preset, given, _CONN_DEFAULTS)
     if method not in METHODS:
@@ -686,13 +798,19 @@ def _conn(c, codes, classes, counts, conv, spec, method, dense_max) -> ConnResul
     skipped: list = []
     scale = _row_scale(c, conv["normalize_rows"])
     solver = {"laplacian": conv["laplacian"], "method": method, "zero_tol": conv["zero_tol"]}
+    loops = conv.get("self_loops", "keep")
     if sp.issparse(c):
-        w, starts = _block_diagonal_w(c, codes, counts, scale, conv["affinity_scale"])
+        w, starts = _block_diagonal_w(c, codes, counts, scale, conv["affinity_scale"], loops)
         values, paths = lambda2_block_diagonal(w, starts, dense_max=dense_max, **solver)
+        if conv.get("sparse_pairs", "lambda2") == "zero":
+            pairs = counts == 2
+            values = np.where(pairs, 0.0, values)
+            paths = ["pair (sparse)" if pairs[k] else paths[k] for k in range(k_classes)]
     else:
         values = np.full(k_classes, np.nan)
         paths = ["singleton"] * k_classes
-        for k, block in _dense_class_blocks(c, codes, counts, scale, conv["affinity_scale"]):
+        blocks = _dense_class_blocks(c, codes, counts, scale, conv["affinity_scale"], loops)
+        for k, block in blocks:
             if counts[k] >= 2:
                 values[k], paths[k] = lambda2(block, dense_max=dense_max, **solver)
     for k in range(k_classes):
@@ -758,8 +876,8 @@ def affinity_diagnostics(coef: Any, labels_true: Any, **conventions: Any) -> dic
             f"unknown convention(s) {unknown}; known: {sorted(allowed)}", source="conventions"
         )
     preset = conventions.get("preset")
-    sre_given = {k: conventions.get(k, v) for k, v in _SRE_DEFAULTS.items()}
-    conn_given = {k: conventions.get(k, v) for k, v in _CONN_DEFAULTS.items()}
+    sre_given = {k: conventions.get(k) for k in _SRE_DEFAULTS}
+    conn_given = {k: conventions.get(k) for k in _CONN_DEFAULTS}
     sre_conv, spec = _resolve(preset, sre_given, _SRE_DEFAULTS)
     conn_conv, _ = _resolve(preset, conn_given, _CONN_DEFAULTS)
     c, codes, classes, counts = _prepare(coef, labels_true, sre_conv["orientation"])

@@ -243,6 +243,30 @@ def _locate(
     return source.fail(f"cannot be parsed as a table ({exc})")
 
 
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+
+
+def _integer_labels(values: np.ndarray, notes: list[str]) -> np.ndarray | None:
+    """Integer literals as int64, or uint64 past int64 (hash ids); ``None`` if not all integers.
+
+    Integers are never routed through float64 (which would merge ids past 2**53). Integers that
+    fit neither 64-bit range together (e.g. -1 and 2**63) are kept as their exact text.
+    """
+    try:
+        return values.astype(np.int64)
+    except (ValueError, OverflowError):
+        pass
+    if not all(_INTEGER.match(str(v)) for v in values):
+        return None
+    try:
+        out = values.astype(np.uint64)
+    except (ValueError, OverflowError):
+        notes.append("integer labels beyond the 64-bit ranges kept as exact text")
+        return np.array([str(int(v)) for v in values], dtype=str)
+    notes.append("integer labels past 2**63 - 1 read as unsigned 64-bit integers")
+    return out
+
+
 def to_labels_values(
     values: np.ndarray, table: TextTable, col_name: str, notes: list[str]
 ) -> np.ndarray:
@@ -257,10 +281,9 @@ def to_labels_values(
     if empty.any():
         i = int(np.flatnonzero(empty)[0])
         raise src.fail("missing label (empty field); every point needs a label", where(i))
-    try:
-        return values.astype(np.int64)
-    except (ValueError, OverflowError):
-        pass
+    ints = _integer_labels(values, notes)
+    if ints is not None:
+        return ints
     try:
         floats = values.astype(np.float64)
     except ValueError:
@@ -275,6 +298,15 @@ def to_labels_values(
             i = int(np.flatnonzero(frac)[0])
             raise src.fail(
                 f"label {str(values[i])!r} is not a whole number; labels must be integers or text",
+                where(i),
+            )
+        big = np.abs(floats) >= 2.0**53
+        if big.any():
+            # a float64 cannot hold every integer past 2**53: two labels could become one
+            i = int(np.flatnonzero(big)[0])
+            raise src.fail(
+                f"label {str(values[i])!r} is written as a float too large to be read exactly; "
+                "write integer labels without a decimal point or exponent",
                 where(i),
             )
         notes.append("float-coded labels read as integers")

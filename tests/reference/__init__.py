@@ -1,0 +1,1 @@
+"""Literal ports of reference codes, written from reading them, used as test oracles only."""

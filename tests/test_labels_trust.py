@@ -1,0 +1,90 @@
+"""Labels are never silently misread: 64-bit ids, missing values, the bool rule (issue: trust)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics_core as mc
+from metrics_core.validation import check_labels
+
+BIG = 2**63  # the first id past int64: float64 merges BIG, BIG + 1, BIG + 2 into one value
+
+
+def test_uint64_ids_past_int64_stay_distinct() -> None:
+    ids = np.array([BIG, BIG + 1, BIG + 2, BIG + 2, 5, 5], dtype=np.uint64)
+    pred = [1, 2, 3, 3, 3, 4]
+    m = mc.evaluate(ids, pred)
+    # classes {BIG}, {BIG+1}, {BIG+2: 2 pts}, {5: 2 pts}; clusters 1, 2, 3 (3 pts), 4.
+    # best matching: BIG→1, BIG+1→2, BIG+2→3 (2), 5→4 (1): 5 of 6 correct.
+    assert m["n_classes"] == 4
+    assert m["acc"] == pytest.approx(5 / 6)
+    assert mc.evaluate([int(v) for v in ids], pred) == m  # Python ints: same numbers
+
+
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [
+        ([BIG, BIG + 1, 7], "u"),  # past int64, all non-negative: uint64
+        ([-1, 2, 3], "i"),
+        ([-1, BIG], "U"),  # no 64-bit type holds both: exact decimal text
+    ],
+)
+def test_integer_labels_keep_their_exact_value(values, kind) -> None:
+    out = check_labels(values)
+    assert out.dtype.kind == kind
+    assert [int(v) for v in out.tolist()] == values
+
+
+def test_cli_text_file_of_hash_ids_is_read_as_integers(tmp_path) -> None:
+    truth = tmp_path / "truth.txt"
+    pred = tmp_path / "pred.txt"
+    truth.write_text("\n".join(str(v) for v in [BIG, BIG + 1, BIG + 2, BIG + 2, 5, 5]) + "\n")
+    pred.write_text("1\n2\n3\n3\n3\n4\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "dashboard.cli", "evaluate", "--true", str(truth), "--pred",
+         str(pred), "--json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    m = json.loads(out.stdout)
+    assert m["n_classes"] == 4 and m["acc"] == pytest.approx(5 / 6)
+
+
+def test_text_floats_too_large_to_be_exact_are_refused() -> None:
+    from metrics_core.io import load_labels
+
+    with pytest.raises(mc.ClustlensInputError, match=r"too large.*line 2"):
+        load_labels(b"1\n9.2233720368547758e18\n", name="t.txt")
+
+
+@pytest.mark.parametrize(
+    ("labels", "marker"),
+    [
+        ([1, None, 2], "None"),
+        ([1.0, float("nan"), 2.0], "NaN"),
+        (np.array([1.0, np.nan]), "NaN"),
+        (np.array(["2020-01-01", "NaT"], dtype="datetime64[D]"), "NaT"),
+        (np.array([1, "NaT"], dtype="timedelta64[s]"), "NaT"),
+        ([1, pd.NA], "pandas NA"),
+        (pd.array([1, None], dtype="Int64"), "pandas NA"),
+        (pd.Series([1.0, np.nan]), "NaN"),
+        (np.array(["a", None], dtype=object), "None"),
+    ],
+)
+def test_every_missing_value_is_refused_alike(labels, marker) -> None:
+    with pytest.raises(mc.ClustlensInputError, match=rf"missing label \({marker}\).*index 1"):
+        check_labels(labels)
+
+
+def test_bool_is_the_integer_it_equals_whatever_else_is_present() -> None:
+    assert len(set(check_labels([True, 1, 0, 0]).tolist())) == 2
+    assert sorted(set(check_labels([True, 1, 0, "a"]).tolist())) == ["0", "1", "a"]
+    assert check_labels(["x", True]).tolist() == ["x", "1"]
+    # an all-bool vector keeps its two values
+    assert check_labels([True, False, True]).tolist() == [True, False, True]
