@@ -8,7 +8,6 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.sparse.csgraph import laplacian as csgraph_laplacian
 
 import metrics_core.affinity._spectral_gap as sg
 from metrics_core.affinity._diagnostics import (
@@ -20,6 +19,8 @@ from metrics_core.affinity._diagnostics import (
 )
 from metrics_core.validation._coef import check_coef
 from metrics_core.validation._errors import ClustlensInputError
+from tests.reference.matlab_ssc_omp import ref_matlab_sre, ref_random_walk_conn
+from tests.reference.senet import l2_rows, ref_senet_conn, ref_senet_sre
 
 EPS = np.finfo(float).eps
 
@@ -458,69 +459,6 @@ def test_batched_lanczos_many_blocks_matches_dense():
 
 # --------------------------------------------------------------------------- presets
 # Each reference re-stated as plainly as possible, with dense loops, from its published code.
-
-
-def ref_matlab_sre(c, s):
-    """evalSSR_error.m: points are columns; a column with l1 norm < eps counts 1."""
-    n = len(s)
-    err = 0.0
-    for i in range(n):
-        col = np.abs(c[:, i])
-        if col.sum() < EPS:
-            err += 1
-        else:
-            err += sum(col[j] for j in range(n) if s[j] != s[i]) / col.sum()
-    return err / n
-
-
-def ref_random_walk_conn(a, s):
-    """evalConn.m: degree < eps -> 0, else 1 - 2nd largest eigenvalue of D^-1 A; min."""
-    conn = np.inf
-    for k in np.unique(s):
-        idx = np.flatnonzero(s == k)
-        block = a[np.ix_(idx, idx)]
-        deg = block.sum(axis=1)
-        if deg.min() < EPS:
-            value = 0.0
-        else:
-            ev = np.sort(np.linalg.eigvals(block / deg[:, None]).real)[::-1]
-            value = 1 - ev[1]
-        conn = min(conn, value)
-    return conn
-
-
-def l2_rows(c):
-    norms = np.sqrt((c**2).sum(axis=1))
-    norms[norms == 0] = 1.0
-    return c / norms[:, None]
-
-
-def ref_senet_sre(c, s):
-    """SENet: mean(1 - ||mask * C||_1 / ||C||_1) * 100 with row norms; 0/0 -> NaN."""
-    n = len(s)
-    mask = np.array([[1.0 if s[i] == s[j] else 0.0 for j in range(n)] for i in range(n)])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratios = np.abs(mask * c).sum(axis=1) / np.abs(c).sum(axis=1)
-    return float(np.mean(1.0 - ratios) * 100.0)
-
-
-def ref_senet_conn(a, s, sparse_variant):
-    vals = []
-    for k in np.unique(s):
-        idx = np.flatnonzero(s == k)
-        if len(idx) < 2:
-            continue  # the reference crashes here; the preset skips
-        block = a[np.ix_(idx, idx)]
-        if sparse_variant:
-            lap = csgraph_laplacian(block)  # normed=False: D - A
-            vals.append(np.linalg.eigvalsh(lap)[1])
-        else:
-            deg = block.sum(axis=1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                dis = np.diag(1.0 / np.sqrt(deg))
-                lap = np.eye(len(idx)) - dis @ block @ dis
-            vals.append(np.nan if np.isnan(lap).any() else np.linalg.eigvalsh(lap)[1])
-    return float(np.mean(vals)) if sparse_variant else float(np.min(vals))
 
 
 def preset_cases():
