@@ -62,6 +62,7 @@ from metrics_core.io._numpy import (
     read_npy_header,
 )
 from metrics_core.io._text import split_text, to_labels_values
+from metrics_core.validation._coef import check_coef_magnitude, check_data_magnitude
 from metrics_core.validation._errors import ClustlensInputError
 from metrics_core.validation._labels import check_labels
 
@@ -295,6 +296,14 @@ def _check_square_shape(
             f"N = {limits.max_dense_n}; store it sparse (scipy.sparse.save_npz or MATLAB sparse)",
             where,
         )
+
+
+def _magnitude(check: Callable[..., None], m: Any, source: Source, where: str | None) -> None:
+    """Run a magnitude check, naming the file (and variable) in its message."""
+    try:
+        check(m)
+    except ClustlensInputError as exc:
+        raise source.fail(exc.reason, where) from None
 
 
 def _finite_dense(m: np.ndarray, source: Source, where: str | None, what: str) -> np.ndarray:
@@ -559,10 +568,11 @@ def load_coef(
     where = f"variable {chosen!r}" if chosen else None
     if sp.issparse(m):
         _check_square_shape(source, m.shape, limits, where, sparse=True)
-        return LoadedMatrix(m, chosen, candidates, notes, source.name)
-    m = np.asarray(m)
-    _check_square_shape(source, m.shape, limits, where, sparse=False)
-    m = _finite_dense(m, source, where, "coefficient matrix")
+    else:
+        m = np.asarray(m)
+        _check_square_shape(source, m.shape, limits, where, sparse=False)
+        m = _finite_dense(m, source, where, "coefficient matrix")
+    _magnitude(check_coef_magnitude, m, source, where)
     return LoadedMatrix(m, chosen, candidates, notes, source.name)
 
 
@@ -609,6 +619,7 @@ def load_data_matrix(
             f"a data matrix must be a non-empty 2-D array, got shape {m.shape}", where
         )
     m = _finite_dense(m, source, where, "data matrix")
+    _magnitude(check_data_magnitude, m, source, where)
     return LoadedMatrix(m, chosen, candidates, notes, source.name)
 
 

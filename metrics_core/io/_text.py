@@ -92,6 +92,14 @@ def _split(line: str, sep: str | None) -> list[str]:
     return [f.strip() for f in next(csv.reader([line], delimiter=sep, quotechar='"'))]
 
 
+def _splits_badly(line: str, sep: str | None) -> bool:
+    try:
+        _split(line, sep)
+    except csv.Error:
+        return True
+    return False
+
+
 def _unquote(s: str) -> str:
     return s[1:-1] if len(s) >= 2 and s[0] == s[-1] == '"' else s
 
@@ -137,8 +145,12 @@ def split_text(
     sample = [ln for _, ln in nonblank[:_SNIFF_LINES]]
     sep = _sniff_sep(sample, source.ext, numeric)
     first_idx, first_line = nonblank[0]
-    first = _split(first_line, sep)
-    rest = [_split(ln, sep) for ln in sample[1:]]
+    try:
+        first = _split(first_line, sep)
+        rest = [_split(ln, sep) for ln in sample[1:]]
+    except csv.Error as exc:  # e.g. a field past the csv module's 131,072-character limit
+        bad = next(i for i, ln in nonblank[:_SNIFF_LINES] if _splits_badly(ln, sep))
+        raise source.fail(f"cannot be split into fields ({exc})", f"line {bad + 1}") from None
     header = None
     if _is_header(first, rest, numeric, header_names, column):
         header = first

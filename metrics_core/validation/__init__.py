@@ -6,7 +6,7 @@ a counted table, :func:`check_coef` for a coefficient matrix C. Each raises
 :class:`ClustlensInputError` naming the input, what is wrong and where.
 """
 
-from metrics_core.validation._coef import check_coef
+from metrics_core.validation._coef import check_coef, check_coef_magnitude, check_data_magnitude
 from metrics_core.validation._errors import ClustlensInputError
 from metrics_core.validation._labels import (
     MAX_SAMPLES,
@@ -19,7 +19,9 @@ __all__ = [
     "MAX_SAMPLES",
     "ClustlensInputError",
     "check_coef",
+    "check_coef_magnitude",
     "check_contingency",
+    "check_data_magnitude",
     "check_label_pair",
     "check_labels",
 ]

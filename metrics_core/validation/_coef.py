@@ -37,8 +37,8 @@ def check_coef(
     Raises
     ------
     ClustlensInputError
-        Not 2-D, not square, complex, non-numeric, NaN/inf, bad sparse indices, or N differs
-        from ``n_samples``.
+        Not 2-D, not square, complex, non-numeric, NaN/inf, values so large that
+        ``|C| + |C|ᵀ`` would overflow, bad sparse indices, or N differs from ``n_samples``.
 
     Examples
     --------
@@ -53,6 +53,7 @@ def check_coef(
     else:
         out = _check_dense(coef, name)
     n = out.shape[0]
+    check_coef_magnitude(out, name)
     if n_samples is not None and n != n_samples:
         raise ClustlensInputError(
             f"the matrix is {n} x {n} but there are {n_samples} labels; "
@@ -60,6 +61,45 @@ def check_coef(
             source=name,
         )
     return out
+
+
+def check_coef_magnitude(c: np.ndarray | sp.csr_array, name: str = "coef") -> None:
+    """Refuse values so large that W = |C| + |C|ᵀ or its row sums would overflow float64.
+
+    A sum of at most 2N terms each below ``finfo.max / (2N)`` cannot overflow, so SRE, CONN
+    and leakage stay finite (1e308 entries otherwise turn every diagnostic into inf or NaN).
+    """
+    n = max(c.shape[0], 1)
+    values = c.data if sp.issparse(c) else c
+    if values.size == 0:
+        return
+    limit = np.finfo(np.float64).max / (2.0 * n)
+    big = float(np.abs(values).max())
+    if big > limit:
+        raise ClustlensInputError(
+            f"coefficient magnitude {big:.3g} is too large: sums of |C| + |C|ᵀ would overflow "
+            f"float64 (the largest usable magnitude for N = {n:,} is {limit:.3g}); rescale C",
+            source=name,
+        )
+
+
+def check_data_magnitude(x: np.ndarray, name: str = "data") -> None:
+    """Refuse a data matrix whose squared norms or Gram entries would overflow float64.
+
+    Distances, kernels and self-expressive solvers sum d products of entries; below
+    ``sqrt(finfo.max / (4 d))`` none of those sums can overflow.
+    """
+    if x.size == 0:
+        return
+    d = max(x.shape[1] if x.ndim == 2 else 1, 1)
+    limit = float(np.sqrt(np.finfo(np.float64).max / (4.0 * d)))
+    big = float(np.abs(x).max())
+    if big > limit:
+        raise ClustlensInputError(
+            f"data magnitude {big:.3g} is too large: inner products would overflow float64 "
+            f"(the largest usable magnitude with {d:,} features is {limit:.3g}); rescale the data",
+            source=name,
+        )
 
 
 def _check_shape(shape: tuple[int, ...], name: str) -> None:
