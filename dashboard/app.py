@@ -16,7 +16,7 @@ if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` from a source 
 
 import streamlit as st  # noqa: E402
 
-from dashboard.compute import evaluation as compute  # noqa: E402
+from dashboard import inputs  # noqa: E402
 from dashboard.session import state  # noqa: E402
 from dashboard.ui import presentation, sidebar  # noqa: E402
 
@@ -64,13 +64,25 @@ def main() -> None:
     )
     nav = st.navigation(_pages(), position="sidebar")
     s = state.get()
+    if not s.started:
+        _load_demo(s)
     sidebar.render(s)
     with st.sidebar:
         presentation.controls()
     presentation.apply()
     nav.run()
     # after the page is out: start the upload worker's fork server for the first upload
-    compute.warm_up_worker()
+    inputs.warm_up_worker()
+
+
+def _load_demo(s: state.AppState) -> None:
+    """Put the demo into a new session (once); a broken install starts empty, with a message."""
+    s.started = True
+    try:
+        s.truth, preds, s.coef = inputs.load_demo()
+        s.preds = list(preds)
+    except Exception as exc:  # the app must still open: the user can upload files
+        s.messages.append(("warning", f"the demo could not be loaded ({exc}); upload files"))
 
 
 # Streamlit runs this script as "__main__"; a worker process that imports it (multiprocessing

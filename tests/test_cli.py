@@ -40,9 +40,13 @@ def test_evaluate_json_has_exactly_the_evaluate_keys(files, capsys) -> None:
         == 0
     )
     got = json.loads(capsys.readouterr().out)
+    inputs = got.pop("inputs")
     t = np.loadtxt(files["true"], dtype=int)
     p = np.load(files["pred"])
     assert got == pytest.approx(mc.evaluate(t, p))
+    # every input named: role, file, variable, shape
+    assert [i["role"] for i in inputs] == ["ground truth", "prediction"]
+    assert inputs[0]["file"] == str(files["true"]) and inputs[0]["shape"] == [len(t)]
 
 
 def test_evaluate_with_coef_and_table_output(files, capsys) -> None:
@@ -70,6 +74,8 @@ def test_evaluate_columns_orientation_equals_transpose(files, tmp_path, capsys) 
     rows = json.loads(capsys.readouterr().out)
     main([*args, "--coef", str(tmp_path / "Ct.npz"), "--coef-orientation", "columns"])
     cols = json.loads(capsys.readouterr().out)
+    assert rows.pop("inputs")[-1]["orientation"] == "rows"
+    assert cols.pop("inputs")[-1]["orientation"] == "columns"
     assert rows == pytest.approx(cols)
 
 
@@ -101,7 +107,7 @@ def test_length_mismatch_exits_2(files, tmp_path, capsys) -> None:
     short = tmp_path / "short.txt"
     np.savetxt(short, np.arange(5), fmt="%d")
     assert main(["evaluate", "--true", str(short), "--pred", str(files["pred"])]) == 2
-    assert "5 labels" in capsys.readouterr().err
+    assert "ground truth" in (err := capsys.readouterr().err) and "has 5" in err
 
 
 def test_coef_size_mismatch_exits_2(files, tmp_path, capsys) -> None:

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 import metrics_core as mc
 from dashboard.analysis import partition as analysis
-from dashboard.figures import pooling
+from dashboard.analysis import pooling
 from dashboard.figures._style import pct
 from dashboard.figures.affinity import (
     affinity_figure,
@@ -374,11 +374,13 @@ def test_display_order_modes():
 
 
 def test_exports_escape_formulas():
-    rows = analysis.export_rows({"=cmd|' /C calc'!A0": {"acc": 0.5, "ari": -0.1}}, {"gt": "@x"})
-    text = analysis.to_csv(rows)
+    from dashboard.outputs import export
+
+    rows = export.export_rows({"=cmd|' /C calc'!A0": {"acc": 0.5, "ari": -0.1}}, {"gt": "@x"})
+    text = export.to_csv(rows)
     assert text.splitlines()[1].startswith("'=cmd") and ",'@x," in text
     assert ",-0.1" in text  # numbers are not strings: left alone
-    payload = json.loads(analysis.to_json({"name": "+1", "v": float("nan"), "n": np.int64(3)}))
+    payload = json.loads(export.to_json({"name": "+1", "v": float("nan"), "n": np.int64(3)}))
     assert payload == {"name": "'+1", "v": None, "n": 3}
 
 
@@ -386,7 +388,7 @@ def test_exports_escape_formulas():
     "module",
     [
         "dashboard.analysis.partition",
-        "dashboard.figures.pooling",
+        "dashboard.analysis.pooling",
         "dashboard.figures._style",
         "dashboard.ui.widgets",
     ],

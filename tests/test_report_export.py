@@ -13,8 +13,10 @@ import numpy as np
 import plotly.offline
 import pytest
 
-import metrics_core as mc
+from dashboard.analysis.conventions import Conventions
+from dashboard.analysis.objects import analyse
 from dashboard.cli import _report as cli_report
+from dashboard.figures.panels import report_figures
 from dashboard.outputs import export, report
 from dashboard.ui import presentation
 
@@ -44,15 +46,12 @@ def _outside_plotly_js(html_text: str) -> str:
 
 def test_report_is_one_offline_file_with_plotlyjs_once(small_inputs):
     y, p, c = small_inputs
-    figs = report.standard_figures(y, p, c)
-    assert len(figs) >= 6  # contingency, flow, pairs, affinity, CONN, SRE, leakage
     evil = '<img src=x onerror="alert(1)">=cmd.txt'
-    html_text = report.build_report(
-        {evil: mc.evaluate(y, p, c)},
-        figures=figs,
-        inputs=[report.input_info("prediction", evil, b"0\n1\n")],
-        conventions={"NMI/AMI normaliser": "arithmetic"},
-        title="demo <b>report</b>",
+    a = analyse(y, {evil: p}, c, Conventions())
+    figs = report_figures(a)
+    assert len(figs) == 7  # contingency, flow, pairs, affinity, CONN, SRE, leakage
+    html_text = report.analysis_report(
+        a, inputs=[report.input_info("prediction", evil, b"0\n1\n")], title="demo <b>report</b>"
     )
     assert html_text.startswith("<!DOCTYPE html>")
     rest = _outside_plotly_js(html_text)

@@ -47,7 +47,7 @@ def sweep_page() -> AppTest:
 
 
 def run_state(at: AppTest) -> dict:
-    return at.session_state["clustlens"].extras["sweep"]
+    return at.session_state["clustlens"].sweep.run
 
 
 def tiny_grid(at: AppTest, ks: str = "k=2,3") -> AppTest:

@@ -1,6 +1,7 @@
-"""Pure derivations for display (no Streamlit, no Plotly): orderings, diagnoses, export tables.
+"""Pure derivations for display (no Streamlit, no Plotly): orderings, diagnoses, mean ± std.
 
-``compute.py`` calls these under its caches; tests call them directly.
+:mod:`dashboard.analysis.objects` builds the analysis objects with these; tests call them
+directly.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-
-from dashboard.outputs.export import escape_cell, to_csv, to_json  # noqa: F401  (one implementation)
 
 #: Unmatched clusters beyond this many are summed into one "other clusters" column for display.
 MAX_DISPLAY_COLS = 150
@@ -249,19 +248,6 @@ def mean_std(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> dict[str
             "std": float(arr.std(ddof=1)) if arr.size > 1 else 0.0,
         }
     return out
-
-
-def export_rows(
-    results: Mapping[str, Mapping[str, Any]], context: Mapping[str, Any]
-) -> list[dict[str, Any]]:
-    """One flat row per prediction: context (input names, conventions) then every metric."""
-    rows = []
-    for name, metrics in results.items():
-        row: dict[str, Any] = {"prediction": name}
-        row.update(context)
-        row.update(metrics)
-        rows.append({k: escape_cell(v) for k, v in row.items()})
-    return rows
 
 
 #: Short display names of the headline metrics (cards, comparison tables, sweep plots).

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from dashboard.analysis import partition as analysis
-from dashboard.compute import evaluation as compute
+from dashboard import inputs
+from dashboard.analysis import pooling
 from dashboard.compute.sweep import stratified_subset
-from dashboard.figures import pooling
+from dashboard.outputs import export
 from dashboard.session.state import sha256
 from metrics_core.validation._errors import ClustlensInputError
 
@@ -109,17 +109,6 @@ def synthetic(
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _parse_view(name: str, digest: str, _data: bytes) -> np.ndarray:
-    from metrics_core.io.worker import parse_in_worker
-
-    res = parse_in_worker("data", _data, name)
-    X = getattr(res, "matrix", res)
-    if hasattr(X, "toarray"):
-        X = X.toarray()
-    return np.asarray(X, dtype=np.float64)
-
-
 def uploaded(files: list[tuple[str, bytes]], labels: tuple[str, bytes]) -> MVData:
     """The user's views (one file each, points as rows, parsed in the sandboxed worker) and
     ground-truth labels. Views are used in upload order."""
@@ -127,12 +116,10 @@ def uploaded(files: list[tuple[str, bytes]], labels: tuple[str, bytes]) -> MVDat
         raise ClustlensInputError("upload at least two view files", source="views")
     views, names = [], []
     for name, data in files:
-        X = _parse_view(name, sha256(data), data)
-        if X.ndim != 2:
-            raise ClustlensInputError(f"expected a 2-D matrix, got shape {X.shape}", source=name)
+        X = inputs.data_matrix(name, data)
         views.append(_frozen(X))
         names.append(name)
-    truth = compute.parse_upload("truth", labels[0], labels[1])
+    truth = inputs.build_input("truth", labels[0], labels[1])
     n = truth.n
     for name, X in zip(names, views, strict=True):
         if X.shape[0] != n:
@@ -285,7 +272,7 @@ def _protocol(
     ]
     return {
         "shown": shown,
-        "csv": analysis.to_csv(csv_rows),
+        "csv": export.to_csv(csv_rows),
         "latex": res.to_latex(caption=f"Mean ± std over {runs} runs"),
         "runs": runs,
         "knn": list(knn),

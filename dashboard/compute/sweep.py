@@ -15,18 +15,17 @@ one setting per call, so it can show progress, be stopped and keep what is finis
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 import streamlit as st
 
+from dashboard import inputs
 from dashboard.analysis import partition as analysis
-from dashboard.compute import evaluation as compute
+from dashboard.outputs import export
 from dashboard.session.state import Input, sha256
 from metrics_core.validation._errors import ClustlensInputError
 
@@ -174,21 +173,10 @@ def mfeat(view: str, n: int = MFEAT_DEFAULT_N, seed: int = 0) -> SweepData:
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _parse_data(name: str, digest: str, _data: bytes) -> np.ndarray:
-    from metrics_core.io.worker import parse_in_worker
-
-    res = parse_in_worker("data", _data, name)
-    X = getattr(res, "matrix", res)
-    if sp.issparse(X):
-        X = X.toarray()
-    return np.asarray(X, dtype=np.float64)
-
-
 def uploaded(x_name: str, x_bytes: bytes, y_name: str, y_bytes: bytes) -> SweepData:
     """The user's own data X (points as rows) and labels, parsed in the sandboxed worker."""
-    X = _parse_data(x_name, sha256(x_bytes), x_bytes)
-    truth = compute.parse_upload("truth", y_name, y_bytes)
+    X = inputs.data_matrix(x_name, x_bytes)
+    truth = inputs.build_input("truth", y_name, y_bytes)
     y = truth.value
     if X.ndim != 2:
         raise ClustlensInputError(f"expected a 2-D matrix, got shape {X.shape}", source=x_name)
@@ -414,45 +402,21 @@ def bundle_coef(name: str, data: bytes, truth: Input | None, entry_index: int) -
 
 def parse_labels(name: str, data: bytes) -> Input:
     """Ground-truth labels for a bundle (the sidebar's parser)."""
-    return compute.parse_upload("truth", name, data)
+    return inputs.build_input("truth", name, data)
 
 
 # ---------------------------------------------------------------- opening a setting
-def _npy(arr: np.ndarray) -> bytes:
-    buf = io.BytesIO()
-    np.save(buf, np.asarray(arr), allow_pickle=False)
-    return buf.getvalue()
-
-
-def _npz(m: Any) -> bytes:
-    buf = io.BytesIO()
-    sp.save_npz(buf, sp.csr_matrix(m), compressed=True)
-    return buf.getvalue()
-
-
 def make_inputs(
     label: str, source_name: str, labels_true: np.ndarray, pred: np.ndarray, coef: Any | None
 ) -> tuple[Input, Input, Input | None]:
-    """``Input`` objects (as the sidebar builds them) for one sweep setting.
+    """``Input`` objects for one sweep setting, built by the one input builder.
 
-    The bytes are the arrays serialised as ``.npy`` (labels, dense C) or ``.npz`` (sparse C),
+    Their bytes are the arrays serialised as ``.npy`` (labels, dense C) or ``.npz`` (sparse C),
     so their SHA-256 keys the existing caches exactly as an upload of those files would.
     """
-    y = np.asarray(labels_true)
-    y_bytes = _npy(y)
-    truth = Input("truth", f"sweep: ground truth of {source_name}", y_bytes, sha256(y_bytes), y)
-    p = np.asarray(pred).reshape(-1)
-    p_bytes = _npy(p)
-    pred_in = Input("pred", f"sweep: {label}", p_bytes, sha256(p_bytes), p)
-    coef_in = None
-    if coef is not None:
-        if sp.issparse(coef):
-            value = sp.csr_array(coef)
-            c_bytes = _npz(value)
-        else:
-            value = np.asarray(coef)
-            c_bytes = _npy(value)
-        coef_in = Input("coef", f"sweep: C of {label}", c_bytes, sha256(c_bytes), value)
+    truth = inputs.from_array("truth", f"sweep: ground truth of {source_name}", labels_true)
+    pred_in = inputs.from_array("pred", f"sweep: {label}", np.asarray(pred).reshape(-1))
+    coef_in = None if coef is None else inputs.from_array("coef", f"sweep: C of {label}", coef)
     return truth, pred_in, coef_in
 
 
@@ -492,4 +456,4 @@ def _num(v: Any) -> float:
 def table_csv(rows: list[dict[str, Any]], context: dict[str, Any]) -> str:
     """The sweep table as CSV, context columns first, every string formula-escaped."""
     out = [{**context, **r} for r in rows]
-    return analysis.to_csv(out)
+    return export.to_csv(out)

@@ -7,15 +7,15 @@ meta tag forbids every network load (scripts, styles, images, fonts, fetches), s
 cannot phone home even if a future plotly.js tried to. Every user string (file names, labels,
 prediction names, title) goes through ``html.escape``; figure JSON is escaped by plotly.
 
-:func:`standard_figures` builds the dashboard's figures (contingency heatmap, class → cluster
-flow, pair confusion, and with C: affinity, per-class CONN/SRE, leakage) from plain arrays with
-the dashboard's own builders, for ``clustlens report`` and the dashboard's download button.
+:func:`analysis_report` writes the report of one analysis object with the figure builders the
+pages use (:mod:`dashboard.figures.panels`), for ``clustlens report`` and the dashboard's
+download button alike.
 
 Examples
 --------
 >>> html_text = build_report({"run": {"acc": 0.88}}, figures=[], inputs=[], title="<demo>")
->>> html_text.count("<script"), "&lt;demo&gt;" in html_text
-(1, True)
+>>> html_text.count("<script"), "&lt;demo&gt;" in html_text  # plotly.js and the metrics JSON
+(2, True)
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import datetime as _dt
 import hashlib
 import html
 import importlib.metadata
+import json
 import math
 import platform
 from collections.abc import Mapping, Sequence
@@ -35,6 +36,9 @@ import plotly.graph_objects as go
 import plotly.offline
 
 import metrics_core as mc
+from dashboard.analysis.objects import Analysis
+from dashboard.figures._style import TEMPLATE
+from dashboard.figures.panels import report_figures
 
 CSP = (
     "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
@@ -134,6 +138,21 @@ def metrics_table_html(results: Mapping[str, Mapping[str, Any]]) -> str:
     )
 
 
+def metrics_json_html(results: Mapping[str, Mapping[str, Any]]) -> str:
+    """The exact metric values as JSON, for scripts reading the report (a data block the
+    browser never executes; NaN as null)."""
+    clean = {
+        str(name): {
+            str(k): (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in ((k, v.item() if isinstance(v, np.generic) else v) for k, v in m.items())
+            if isinstance(v, (int, float, str, bool))
+        }
+        for name, m in results.items()
+    }
+    text = json.dumps(clean, allow_nan=False).replace("</", "<\\/")
+    return f"<script type='application/json' id='clustlens-metrics'>{text}</script>"
+
+
 def report_figure(fig: go.Figure) -> go.Figure:
     """A copy of ``fig`` for the report: the dashboard's light template, no title of its own.
 
@@ -141,8 +160,6 @@ def report_figure(fig: go.Figure) -> go.Figure:
     same words) is dropped; a subtitle (a note such as "pooled for display ...") is kept as a
     small title line. The top margin shrinks by the space the title took.
     """
-    from dashboard.figures._style import TEMPLATE
-
     f = go.Figure(fig)
     f.update_layout(template=TEMPLATE)
     title = f.layout.title
@@ -257,6 +274,7 @@ def build_report(
             fig_parts,
         ]
     body += ["<h2>Versions</h2>", f"<p class='mono'>{version_txt}</p>"]
+    body.append(metrics_json_html(results))
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">"
@@ -267,105 +285,29 @@ def build_report(
     )
 
 
-# ------------------------------------------------------------------------- standard figures
-def standard_figures(
-    labels_true: Any,
-    labels_pred: Any,
-    coef: Any = None,
+# ------------------------------------------------------------------------- one analysis
+def analysis_report(
+    analysis: Analysis,
     *,
-    metrics: Mapping[str, Any] | None = None,
-    orientation: str = "rows",
-    noise_policy: str = "keep",
-) -> list[tuple[str, go.Figure]]:
-    """The dashboard's figures for one prediction, built with ``dashboard.figures``."""
-    from dashboard.analysis import partition as analysis
-    from dashboard.figures.contingency import contingency_heatmap, sankey
-    from dashboard.figures.pairs import pair_confusion_matrix
+    inputs: Sequence[InputInfo] = (),
+    title: str = "clustlens report",
+    created: _dt.datetime | None = None,
+) -> str:
+    """The report of one :class:`~dashboard.analysis.objects.Analysis`.
 
-    c = mc.contingency_table(labels_true, labels_pred, noise_policy=noise_policy)
-    table = c.dense()
-    m = mc.best_matching(contingency=c)
-    ordered = analysis.order_contingency(
-        table,
-        [str(x) for x in c.classes],
-        [str(x) for x in c.clusters],
-        np.asarray(m.class_index),
-        np.asarray(m.cluster_index),
+    The metric table and every figure come from the same analysis object, through the same
+    builders as the pages (:mod:`dashboard.figures.panels`), so they cannot disagree. Used by
+    the dashboard's download and by ``clustlens report`` alike.
+    """
+    notes = list(analysis.notes)
+    if len(analysis.results) > 1:
+        notes.insert(0, f"figures are drawn for the prediction {analysis.active}")
+    return build_report(
+        analysis.results,
+        figures=report_figures(analysis),
+        inputs=inputs,
+        conventions=analysis.conventions.table(),
+        notes=notes,
+        title=title,
+        created=created,
     )
-    figs: list[tuple[str, go.Figure]] = [
-        (
-            "Contingency table, ordered by the optimal matching",
-            contingency_heatmap(
-                ordered["table"], ordered["rows"], ordered["cols"], n_matched=ordered["n_matched"]
-            ),
-        )
-    ]
-    src, dst, val = analysis.sankey_links(ordered["table"])
-    figs.append(
-        (
-            "Where each class goes",
-            sankey(
-                ordered["table"],
-                ordered["rows"],
-                ordered["cols"],
-                sources=src,
-                targets=dst,
-                values=val,
-                n_matched=ordered["n_matched"],
-            ),
-        )
-    )
-    pc = mc.pair_confusion(contingency=c)
-    figs.append(("Pair confusion", pair_confusion_matrix(pc.tp, pc.fp, pc.fn, pc.tn)))
-    if coef is not None:
-        figs += _affinity_figures(labels_true, labels_pred, coef, orientation)
-    return figs
-
-
-def _affinity_figures(
-    labels_true: Any, labels_pred: Any, coef: Any, orientation: str
-) -> list[tuple[str, go.Figure]]:
-    import scipy.sparse as sp
-
-    from dashboard.analysis import partition as analysis
-    from dashboard.figures import pooling
-    from dashboard.figures.affinity import (
-        affinity_figure,
-        conn_bars,
-        leakage_heatmap,
-        sre_class_bars,
-    )
-
-    c = coef.T if orientation == "columns" else coef
-    if sp.issparse(c):
-        c = sp.csr_array(c)
-    t_names, t_codes = np.unique(np.asarray(labels_true), return_inverse=True)
-    order, groups = analysis.display_order(t_codes.reshape(-1), None, "ground truth")
-    bounds = pooling.group_bounds(groups)
-    n = len(order)
-    if n <= pooling.CELL_LIMIT:
-        edges = np.arange(n + 1, dtype=np.int64)
-        values = pooling.cell_affinity(c, order)
-    else:
-        edges = pooling.bin_edges(bounds, pooling.MAX_BINS)
-        values = pooling.pooled_affinity(c, order, edges)
-    display = {
-        "values": values.astype(np.float32),
-        "edges": edges,
-        "bounds": bounds,
-        "group_names": [str(t_names[g]) for g in groups[bounds[:-1]]],
-        "group_kind": "class",
-        "pooled": n > pooling.CELL_LIMIT,
-        "n": n,
-        "sort_mode": "ground truth",
-    }
-    sre = mc.subspace_preserving_error(coef, labels_true, orientation=orientation)
-    conn = mc.connectivity(coef, labels_true, orientation=orientation)
-    leak = mc.leakage_matrix(coef, labels_true, orientation=orientation)
-    classes = [str(x) for x in conn.classes]
-    return [
-        ("Affinity |C| + |C|ᵀ, points sorted by ground truth", affinity_figure(display)),
-        ("Connectivity per class (λ2)", conn_bars(classes, conn.per_class)),
-        ("SRE per class", sre_class_bars([str(x) for x in sre.classes], sre.per_class)),
-        ("Leakage between classes", leakage_heatmap(leak.matrix, [str(x) for x in leak.classes])),
-    ]

@@ -1,0 +1,1 @@
+"""Session state: one typed :class:`~dashboard.session.state.AppState` per browser session."""

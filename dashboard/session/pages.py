@@ -7,16 +7,31 @@ page never keeps its own raw ``st.session_state`` keys or an untyped dict.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass
 class SweepState:
-    """What the Sweep page keeps between reruns."""
+    """What the Sweep page keeps between reruns.
+
+    ``run``: the sweep being shown (data source, model, grid, rows finished so far, the
+    orientation of its C); ``message``: (level, text) to show once after opening a setting.
+    """
+
+    run: dict[str, Any] | None = None
+    message: tuple[str, str] | None = None
 
 
 @dataclass
 class MultiviewState:
-    """What the Multi-view page keeps between reruns."""
+    """What the Multi-view page keeps between reruns.
+
+    ``config``: the data source, its arguments and the SSF parameters last applied;
+    ``protocol``: the settings of the method comparison last requested (runs, kNN grid).
+    """
+
+    config: dict[str, Any] | None = None
+    protocol: dict[str, Any] | None = None
 
 
 @dataclass

@@ -1,9 +1,12 @@
-"""Session state: what the user loaded (raw bytes, names, parsed values) and the conventions.
+"""Session state: one typed :class:`AppState` per browser session, nothing else.
 
-One :class:`AppState` per browser session, in ``st.session_state["clustlens"]``. Inputs keep
-their raw bytes and SHA-256 so the compute layer can key its caches on strings; the parsed
-arrays ride along for the compute layer to use (never as cache keys). Later pages (sweeps,
-multi-view, learn) add their own fields here rather than new top-level session keys.
+``st.session_state["clustlens"]`` holds the session's :class:`AppState`: the inputs (raw bytes,
+SHA-256, parsed value held once), the active prediction, the messages of the last upload, and
+one typed dataclass per Explore/Teach page (:mod:`dashboard.session.pages`). Widgets keep their
+own Streamlit keys; the conventions they set are read in one place, :func:`conventions`, into a
+frozen :class:`~dashboard.analysis.conventions.Conventions` that every surface computes with.
+This module imports nothing of the compute, input or UI layers (the demo is put in by
+``app.py`` through :mod:`dashboard.inputs`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
+
+from dashboard.analysis.conventions import Conventions
+from dashboard.session.pages import LearnState, MultiviewState, SweepState
 
 STATE_KEY = "clustlens"
 _SEEN_CARRY = "clustlens_seen_uploads"
@@ -83,7 +89,10 @@ class AppState:
     coef: Input | None = None
     processed: set[str] = field(default_factory=set)  # uploader file ids already handled
     messages: list[tuple[str, str]] = field(default_factory=list)  # (level, text), last upload
-    extras: dict[str, Any] = field(default_factory=dict)  # room for later pages
+    started: bool = False  # the demo was offered (app.py loads it once per session)
+    sweep: SweepState = field(default_factory=SweepState)
+    multiview: MultiviewState = field(default_factory=MultiviewState)
+    learn: LearnState = field(default_factory=LearnState)
 
     @property
     def is_demo(self) -> bool:
@@ -156,21 +165,12 @@ class AppState:
 
 
 def get() -> AppState:
-    """This session's state (created, with the demo loaded, on first use)."""
+    """This session's state (created empty on first use; ``app.py`` puts the demo in)."""
     if STATE_KEY not in st.session_state:
-        from dashboard.compute import evaluation as compute
-
         s = AppState()
         # uploads still sitting in the uploaders after a reset must not be loaded again
         s.processed = set(st.session_state.pop(_SEEN_CARRY, set()))
-        try:
-            truth, preds, coef = compute.load_demo()
-            s.truth, s.preds, s.coef = truth, list(preds), coef
-        except Exception as exc:  # a broken install must not stop the app: start empty
-            s.messages.append(("warning", f"the demo could not be loaded ({exc}); upload files"))
         st.session_state[STATE_KEY] = s
-        if s.coef is not None and s.coef.demo:
-            st.session_state.setdefault(K_ORIENT, "rows")
     for k, v in DEFAULTS.items():
         st.session_state.setdefault(k, v)
     return st.session_state[STATE_KEY]
@@ -184,43 +184,23 @@ def reset() -> None:
     st.session_state.pop(K_ACTIVE, None)
 
 
-@dataclass(frozen=True)
-class Conventions:
-    """The conventions every view computes with (all plain strings: they are cache keys)."""
-
-    average_method: str = "arithmetic"
-    noise_policy: str = "keep"
-    preset: str | None = None
-    orientation: str = "rows"
-    orientation_from_preset: bool = False
-
-
 def conventions() -> Conventions:
-    """Current conventions, from the (persisted) widget values."""
+    """The conventions in force, from the (persisted) widget values: the one place they are read."""
     ss = st.session_state
     preset = ss.get(K_PRESET, NO_PRESET)
-    preset = None if preset in (None, NO_PRESET) else str(preset)
-    orientation = str(ss.get(K_ORIENT, DEFAULTS[K_ORIENT]))
-    from_preset = False
-    if preset is not None:
-        wanted = presets().get(preset, {}).get("orientation")
-        if wanted:
-            from_preset = wanted != orientation
-            orientation = str(wanted)
     return Conventions(
         average_method=str(ss.get(K_AVERAGE, DEFAULTS[K_AVERAGE])),
         noise_policy=str(ss.get(K_NOISE, DEFAULTS[K_NOISE])),
-        preset=preset,
-        orientation=orientation,
-        orientation_from_preset=from_preset,
+        preset=None if preset in (None, NO_PRESET) else str(preset),
+        orientation=str(ss.get(K_ORIENT, DEFAULTS[K_ORIENT])),
     )
 
 
 def presets() -> dict[str, dict[str, Any]]:
-    """The SRE/CONN presets of the reference codes (empty if the library has none)."""
+    """The SRE/CONN presets of the reference codes."""
     import metrics_core as mc
 
-    return dict(getattr(mc, "AFFINITY_PRESETS", {}) or {})
+    return dict(mc.AFFINITY_PRESETS)
 
 
 def active_pred(s: AppState) -> Input | None:

@@ -12,7 +12,7 @@ from pathlib import PurePath
 import scipy.sparse as sp
 import streamlit as st
 
-from dashboard.compute import evaluation as compute
+from dashboard import inputs
 from dashboard.session import state
 from dashboard.session.state import K_ACTIVE, K_ORIENT, AppState, Input
 from dashboard.ui import widgets as ui
@@ -54,7 +54,7 @@ def _file_id(f) -> str:
 def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | None:
     """Parse or add one message to ``s.messages``; never raise."""
     try:
-        return compute.parse_upload(role, name, data, **pick)
+        return inputs.build_input(role, name, data, **pick)
     except ClustlensInputError as exc:
         s.messages.append(
             (

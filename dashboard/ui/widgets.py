@@ -114,8 +114,7 @@ def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     figure, not only the ones of the page that defined them. The images are rendered on request
     only (kaleido starts the system browser).
     """
-    from dashboard.outputs import export as exporter
-    from dashboard.ui import presentation
+    from dashboard.ui import downloads, presentation
 
     settings = presentation.current()
     if settings.on:
@@ -125,5 +124,5 @@ def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     event = st.plotly_chart(fig, key=key, **kwargs)
     if export:
         with st.popover("PNG / SVG", icon=":material/download:"):
-            exporter.st_figure_downloads(fig, f"clustlens_{key}", f"{key}_export")
+            downloads.figure_downloads(fig, f"clustlens_{key}", f"{key}_export")
     return event

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.analysis.partition import SORT_MODES
+from dashboard.analysis.objects import SORT_MODES
 from dashboard.compute import evaluation as compute
-from dashboard.figures.affinity import (
-    affinity_figure,
-    conn_bars,
-    leakage_heatmap,
-    sre_class_bars,
-    sre_points,
-)
+from dashboard.figures.affinity import sre_points
+from dashboard.figures.panels import affinity_panel, conn_panel, leakage_panel, sre_class_panel
 from dashboard.session import state
 from dashboard.ui import widgets as ui
 
@@ -40,21 +35,21 @@ def render() -> None:
         persist_state="session",
     )
     ui.note(
-        f"C read by {conv.orientation}"
+        f"C read by {conv.effective_orientation}"
         + (f" (preset {conv.preset})" if conv.preset else "")
         + "; W = |C| + |C|ᵀ is symmetric, so the plot does not depend on it"
     )
     with ui.guarded("drawing the affinity"):
         disp = compute.affinity_display(s.truth, pred, s.coef, sort_mode)
-        ui.chart(affinity_figure(disp, log=colour == "log"), key="affinity_plot")
+        ui.chart(affinity_panel(disp, log=colour == "log"), key="affinity_plot")
 
     with ui.guarded("computing SRE and CONN"):
         aff = compute.affinity(s.truth, s.coef, conv)
-        summ = aff["summary"]
+        summ = aff.summary
         a, b = st.columns(2)
         with a:
-            ui.chart(conn_bars(aff["conn_classes"], aff["conn_per_class"]), key="conn_bars")
-            skipped = aff["conn_skipped"]
+            ui.chart(conn_panel(aff), key="conn_bars")
+            skipped = aff.conn_skipped
             ui.note(
                 f"CONN min {compute.fmt(summ['conn_min'], 3)}, mean "
                 f"{compute.fmt(summ['conn_mean'], 3)}"
@@ -64,7 +59,7 @@ def render() -> None:
                 "class's points fall into disconnected pieces."
             )
         with b:
-            ui.chart(sre_class_bars(aff["sre_classes"], aff["sre_per_class"]), key="sre_class")
+            ui.chart(sre_class_panel(aff), key="sre_class")
             ui.note(
                 f"SRE {compute.fmt(summ['sre'], 3)} over all points; "
                 f"{summ['sre_zero_rows']:,} all-zero representations"
@@ -76,7 +71,7 @@ def render() -> None:
             ),
             key="sre_points",
         )
-        ui.chart(leakage_heatmap(aff["leakage"], aff["leakage_classes"]), key="leakage_matrix")
+        ui.chart(leakage_panel(aff), key="leakage_matrix")
 
 
 if __name__ == "__main__":

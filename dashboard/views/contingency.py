@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.compute import evaluation as compute
-from dashboard.figures.contingency import contingency_heatmap, sankey
+from dashboard.figures.panels import contingency_panel, sankey_panel
 from dashboard.session import state
 from dashboard.ui import widgets as ui
 
@@ -40,20 +40,15 @@ def render() -> None:
         "a cluster merges when two or more classes each make up at least this share of it.",
     )
     with ui.guarded("building the contingency table"):
-        ct = compute.contingency(s.truth, pred, conv)
+        pa = compute.partition(s.truth, pred, conv)
         ui.note(
-            f"{ct['n_classes']} classes x {ct['n_clusters']} clusters, {ct['n_samples']:,} "
-            f"points; ACC {ct['accuracy']:.3f}; noise policy: {conv.noise_policy} "
-            f"({ct['n_noise']:,} noise points); matched pairs outlined on the diagonal"
+            f"{pa.n_classes} classes x {pa.n_clusters} clusters, {pa.n_samples:,} "
+            f"points; ACC {pa.accuracy:.3f}; noise policy: {conv.noise_policy} "
+            f"({pa.n_noise:,} noise points); matched pairs outlined on the diagonal"
         )
-        ui.chart(
-            contingency_heatmap(
-                ct["table"], ct["rows"], ct["cols"], mode=mode, n_matched=ct["n_matched"]
-            ),
-            key="contingency_heatmap",
-        )
+        ui.chart(contingency_panel(pa, mode=mode), key="contingency_heatmap")
 
-        d = compute.diagnosis(s.truth, pred, conv, min_share)
+        d = pa.diagnosis(min_share)
         st.subheader("Split / merge diagnosis")
         n_split, n_merge = len(d["splits"]), len(d["merges"])
         if n_split == n_merge == 0:
@@ -82,19 +77,7 @@ def render() -> None:
             else:
                 st.caption("none")
 
-        src, dst, val = d["sankey"]
-        ui.chart(
-            sankey(
-                ct["table"],
-                ct["rows"],
-                ct["cols"],
-                sources=src,
-                targets=dst,
-                values=val,
-                n_matched=ct["n_matched"],
-            ),
-            key="contingency_sankey",
-        )
+        ui.chart(sankey_panel(pa), key="contingency_sankey")
 
 
 if __name__ == "__main__":

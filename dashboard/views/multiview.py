@@ -1,6 +1,6 @@
 """Multi-view: spectral structure fusion (SSF) on HW or the user's views, and the protocol table.
 
-What is shown comes from a configuration kept in ``AppState.extras["multiview"]`` (source,
+What is shown comes from a configuration kept in ``AppState.multiview.config`` (source,
 sizes, SSF parameters), set by the Run button; the first visit uses the default (a stratified
 HW subset), so the page is useful at once. Every result is cached in
 :mod:`dashboard.compute.multiview`.
@@ -17,8 +17,6 @@ from dashboard.figures.multiview import affinity_panels, convergence_figure, wei
 from dashboard.session import state
 from dashboard.ui import widgets as ui
 
-CFG_KEY = "multiview"
-PROTO_KEY = "multiview_protocol"
 SOURCES = {
     "hw": "HW: UCI handwritten digits, six views",
     "synthetic": "synthetic multi-view set",
@@ -107,8 +105,8 @@ def _controls(s: state.AppState) -> None:
             if source == "upload" and (len(args["files"]) < 2 or args["labels"] is None):
                 ui.error("upload at least two view files and the ground-truth labels")
             else:
-                s.extras[CFG_KEY] = {"source": source, "args": args, "params": params}
-                s.extras.pop(PROTO_KEY, None)
+                s.multiview.config = {"source": source, "args": args, "params": params}
+                s.multiview.protocol = None
 
 
 def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
@@ -183,8 +181,8 @@ def _protocol_section(s: state.AppState, data: cm.MVData, params: dict[str, Any]
         key="mv_knn",
     )
     if c3.button("Run comparison", key="mv_proto_run", type="primary"):
-        s.extras[PROTO_KEY] = {"runs": runs, "knn": knn}
-    cfg = s.extras.get(PROTO_KEY)
+        s.multiview.protocol = {"runs": runs, "knn": knn}
+    cfg = s.multiview.protocol
     if cfg is None:
         st.info(
             f"Press Run comparison to run SSF and the baselines {runs} times on {data.n:,} "
@@ -219,9 +217,9 @@ def render() -> None:
         "spectral embedding; a shared structure S with exactly K connected components fuses "
         "them, weighting each view automatically. Features are scaled to [-1, 1] as in the paper."
     )
-    with st.expander("Data and parameters", expanded=CFG_KEY not in s.extras):
+    with st.expander("Data and parameters", expanded=s.multiview.config is None):
         _controls(s)
-    cfg = s.extras.get(CFG_KEY) or _default_cfg()
+    cfg = s.multiview.config or _default_cfg()
     with ui.guarded("running SSF"):
         data = _data(cfg)
         ui.note(

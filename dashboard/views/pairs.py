@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.compute import evaluation as compute
-from dashboard.figures.pairs import PAIR_SCORES, pair_confusion_matrix, pair_scores_bar
+from dashboard.figures.pairs import PAIR_SCORES
+from dashboard.figures.panels import pair_matrix_panel, pair_scores_panel
 from dashboard.session import state
 from dashboard.ui import widgets as ui
 
@@ -18,20 +19,18 @@ def render() -> None:
     if not ui.require(s, pred):
         return
     with ui.guarded("counting pairs"):
-        m = compute.metrics(s.truth, pred, None, conv)
+        pa = compute.partition(s.truth, pred, conv)
+        m = pa.metrics
         left, right = st.columns([3, 2])
         with left:
-            ui.chart(
-                pair_confusion_matrix(m["pair_tp"], m["pair_fp"], m["pair_fn"], m["pair_tn"]),
-                key="pair_matrix",
-            )
+            ui.chart(pair_matrix_panel(pa), key="pair_matrix")
         with right:
             st.subheader("Reading")
-            for line in compute.pair_reading(m):
+            for line in pa.pair_reading():
                 st.write(line)
             total = m["pair_tp"] + m["pair_fp"] + m["pair_fn"] + m["pair_tn"]
             st.caption(f"{total:,} unordered pairs of {m['n_samples']:,} points.")
-        ui.chart(pair_scores_bar(m), key="pair_scores")
+        ui.chart(pair_scores_panel(pa), key="pair_scores")
         st.dataframe(
             [
                 {"score": name, "value": compute.fmt(m[k])}

@@ -6,7 +6,9 @@ import re
 
 import streamlit as st
 
+import metrics_core as mc
 from dashboard.analysis import partition as analysis
+from dashboard.analysis.conventions import Conventions
 from dashboard.compute import evaluation as compute
 from dashboard.figures.summary import metrics_compare
 from dashboard.session import state
@@ -55,10 +57,10 @@ def _controls(s: state.AppState) -> None:
     )
 
 
-def _cards(m: dict, conv: state.Conventions) -> None:
+def _cards(m: dict, conv: Conventions) -> None:
     keys = [k for k in HEADLINE if k in m]
     cols = st.columns(len(keys))
-    info = {i.key: i for i in compute.mc.METRICS}
+    info = {i.key: i for i in mc.METRICS}
     for col, k in zip(cols, keys, strict=True):
         label = LABELS[k]
         if k == "nmi":
@@ -106,7 +108,10 @@ def render() -> None:
         desc = state.presets().get(conv.preset, {}).get("description", "")
         ui.note(f"preset {conv.preset}: {desc}")
         if conv.orientation_from_preset:
-            ui.note(f"this preset reads C by {conv.orientation} (overrides the sidebar switch)")
+            ui.note(
+                f"this preset reads C by {conv.effective_orientation} "
+                "(overrides the sidebar switch)"
+            )
     with ui.guarded("computing the metrics"):
         for p in s.problems():
             ui.error(p)

@@ -1,6 +1,6 @@
 """Sweep: the SRE–CONN trade-off across a parameter grid, from built-in models or an upload.
 
-The sweep being shown lives in ``AppState.extras["sweep"]`` (a plain dict): the data, the model,
+The sweep being shown lives in ``AppState.sweep.run`` (a plain dict): the data, the model,
 the settings, the finished rows. A run computes one setting per call of the compute layer (each
 cached on data key, model, parameters, seed) and reruns the page every few seconds, so progress
 shows, the Stop button works and finished settings survive a stop or a page switch.
@@ -25,8 +25,6 @@ from dashboard.session import state
 from dashboard.session.state import K_ACTIVE, K_ORIENT
 from dashboard.ui import widgets as ui
 
-RUN_KEY = "sweep"
-MSG_KEY = "sweep_message"
 #: A running sweep reruns the page after this many seconds of computing (shows partial results
 #: and gives the Stop button its turn).
 CHUNK_SECONDS = 2.0
@@ -61,9 +59,9 @@ def _demo_run() -> dict[str, Any]:
 
 
 def _run(s: state.AppState) -> dict[str, Any]:
-    if RUN_KEY not in s.extras:
-        s.extras[RUN_KEY] = _demo_run()
-    return s.extras[RUN_KEY]
+    if s.sweep.run is None:
+        s.sweep.run = _demo_run()
+    return s.sweep.run
 
 
 def _rows(run: dict[str, Any]) -> list[dict[str, Any]]:
@@ -195,10 +193,10 @@ def _grid_widgets(data: cs.SweepData, s: state.AppState) -> None:
         f"{len(grid.settings)} settings on {data.name}; spectral clustering into {n_k} clusters "
         f"(seed {int(seed)}); rows of X scaled to unit norm"
     )
-    run = s.extras.get(RUN_KEY, {})
+    run = s.sweep.run or {}
     running = run.get("status") == "running"
     if st.button("Run sweep", type="primary", key="sw_run", disabled=running):
-        s.extras[RUN_KEY] = {
+        s.sweep.run = {
             "kind": "model",
             "demo": False,
             "data": data,
@@ -252,7 +250,7 @@ def _bundle_widgets(s: state.AppState) -> None:
                 seed=int(seed),
                 orientation=orient,
             )
-        s.extras[RUN_KEY] = {
+        s.sweep.run = {
             "kind": "bundle",
             "demo": False,
             "name": fb.name,
@@ -315,7 +313,7 @@ def _progress_text(run: dict[str, Any]) -> str:
 
 
 def _stop() -> None:
-    run = state.get().extras.get(RUN_KEY)
+    run = state.get().sweep.run
     if run is not None and run.get("status") == "running":
         run["status"] = "stopped"
 
@@ -348,11 +346,11 @@ def _inputs_for(run: dict[str, Any], pos: int):
 def _open(pos: int) -> None:
     """Button callback: put the setting's labels, prediction and C into the app state."""
     s = state.get()
-    run = s.extras.get(RUN_KEY)
+    run = s.sweep.run
     try:
         truth, pred, coef = _inputs_for(run, pos)
     except Exception as exc:
-        s.extras[MSG_KEY] = ("error", f"could not open this setting: {exc}")
+        s.sweep.message = ("error", f"could not open this setting: {exc}")
         return
     if s.truth is not None and s.truth.sha256 == truth.sha256:
         truth = s.truth  # same ground truth: keep the predictions opened before, to compare
@@ -368,7 +366,7 @@ def _open(pos: int) -> None:
         s.coef = None
     st.session_state[K_ACTIVE] = pred.name
     s.messages = [("success", f"opened {pred.name}")]
-    s.extras[MSG_KEY] = ("success", f"{pred.name} is now the prediction in every view")
+    s.sweep.message = ("success", f"{pred.name} is now the prediction in every view")
 
 
 # ---------------------------------------------------------------- results
@@ -534,7 +532,8 @@ def _open_controls(run, rows, swept, best, color_by) -> None:
         args=(pos,),
         icon=":material/open_in_new:",
     )
-    msg = state.get().extras.pop(MSG_KEY, None)
+    page = state.get().sweep
+    msg, page.message = page.message, None
     if msg is not None:
         level, text = msg
         if level == "error":

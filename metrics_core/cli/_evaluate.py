@@ -9,10 +9,9 @@ import json
 import math
 import sys
 
+from metrics_core.cli._inputs import add_convention_arguments, add_input_arguments, load_inputs
 from metrics_core.evaluation._catalog import METRICS_BY_KEY
 from metrics_core.evaluation._evaluate import evaluate
-from metrics_core.partition._contingency import NOISE_POLICIES
-from metrics_core.partition._information import AVERAGE_METHODS
 from metrics_core.validation._errors import ClustlensInputError
 
 
@@ -56,38 +55,24 @@ def _run(args: argparse.Namespace) -> int:
                 "do not combine it with --true/--pred/--coef",
                 source="arguments",
             )
-        table = cio.load_table(args.contingency).table
-        metrics = evaluate(contingency=table, **kwargs)
+        loaded = cio.load_table(args.contingency)
+        metrics = evaluate(contingency=loaded.table, **kwargs)
+        described = [{"role": "contingency", "file": args.contingency,
+                      "shape": list(loaded.table.shape)}]  # fmt: skip
     else:
-        if not (args.true and args.pred):
-            raise ClustlensInputError(
-                "give --true FILE and --pred FILE (or --contingency FILE)", source="arguments"
-            )
-        y_true = cio.load_labels(args.true, variable=args.true_var, kind="true").labels
-        y_pred = cio.load_labels(args.pred, variable=args.pred_var, kind="pred").labels
-        coef = None
-        if args.coef:
-            coef = cio.load_coef(args.coef, variable=args.coef_var).matrix
-            if coef.shape[0] != len(y_true):
-                raise ClustlensInputError(
-                    f"C is {coef.shape[0]} x {coef.shape[1]} but there are {len(y_true)} labels",
-                    source=args.coef,
-                )
-        if len(y_true) != len(y_pred):
-            raise ClustlensInputError(
-                f"{args.true} has {len(y_true)} labels but {args.pred} has {len(y_pred)}",
-                source="labels",
-            )
+        inputs = load_inputs(args)
+        coef = inputs.coef.value if inputs.coef is not None else None
         metrics = evaluate(
-            y_true,
-            y_pred,
+            inputs.truth.value,
+            inputs.preds[0].value,
             coef,
             coef_orientation=args.coef_orientation,
             affinity_preset=args.preset,
             **kwargs,
         )
+        described = inputs.describe()
     if args.json:
-        print(json.dumps(metrics, indent=2, allow_nan=True))
+        print(json.dumps({**metrics, "inputs": described}, indent=2, allow_nan=True))
     elif args.csv:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -96,8 +81,22 @@ def _run(args: argparse.Namespace) -> int:
             writer.writerow([key, repr(value) if isinstance(value, float) else value])
         sys.stdout.write(buf.getvalue())
     else:
+        print(format_inputs(described))
         print(format_table(metrics))
     return 0
+
+
+def format_inputs(described: list[dict]) -> str:
+    """One line per input: role, file, variable, shape, orientation."""
+    lines = ["[inputs]"]
+    for d in described:
+        shape = " x ".join(f"{s:,}" for s in d.get("shape", []))
+        extra = [f"variable {d['variable']!r}"] if d.get("variable") else []
+        if d.get("orientation"):
+            extra.append(f"{d['orientation']} are points")
+        lines.append(f"  {d['role']}: {d['file']} ({shape}{'; ' if extra else ''}"
+                     f"{'; '.join(extra)})")  # fmt: skip
+    return "\n".join(lines) + "\n"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -106,28 +105,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="print every metric for a prediction against ground truth",
         description="Print every external metric (and SRE/CONN given --coef). Exit 2 on bad input.",
     )
-    p.add_argument("--true", metavar="FILE", help="ground-truth labels (.txt/.csv/.tsv/.npy/.mat)")
-    p.add_argument("--pred", metavar="FILE", help="predicted labels")
-    p.add_argument("--coef", metavar="FILE", help="coefficient matrix C (.npy/.npz/.mat/.csv)")
-    p.add_argument("--true-var", help="variable or column holding the ground truth")
-    p.add_argument("--pred-var", help="variable or column holding the prediction")
-    p.add_argument("--coef-var", help="variable holding C in a .mat/.npz file")
-    p.add_argument(
-        "--coef-orientation",
-        choices=("rows", "columns"),
-        default="rows",
-        help="rows: row i of C represents point i (default); columns: MATLAB SSC code",
-    )
-    p.add_argument("--preset", default=None, help="SRE/CONN preset of a reference code")
+    add_input_arguments(p)
+    add_convention_arguments(p)
     p.add_argument(
         "--contingency",
         metavar="FILE",
         help="CSV of (class, cluster, count) rows, e.g. the output of a SQL GROUP BY",
     )
-    p.add_argument("--average-method", choices=AVERAGE_METHODS, default="arithmetic")
-    p.add_argument("--noise-policy", choices=NOISE_POLICIES, default="keep")
     p.add_argument("--beta", type=float, default=1.0, help="V-measure β")
     fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print exactly the evaluate keys as JSON")
+    fmt.add_argument(
+        "--json",
+        action="store_true",
+        help='print the evaluate keys as JSON, with the inputs used under "inputs"',
+    )
     fmt.add_argument("--csv", action="store_true", help="print metric,value rows")
     p.set_defaults(func=_run)

@@ -86,7 +86,7 @@ def evaluate(
     coef: Any = None,
     *,
     contingency: Any = None,
-    coef_orientation: str = "rows",
+    coef_orientation: str | None = None,
     average_method: str = "arithmetic",
     noise_policy: NoisePolicy = "keep",
     noise_labels: Iterable[Any] = (-1,),
@@ -113,9 +113,10 @@ def evaluate(
         ``conn_mean`` and ``conn_skipped_singletons``. Never densified.
     contingency : Contingency or 2-D array, optional
         A precomputed classes × clusters table.
-    coef_orientation : {"rows", "columns"}
-        ``"rows"``: row i of C represents point i (default, the seed definition);
-        ``"columns"``: column i does (MATLAB SSC code).
+    coef_orientation : {"rows", "columns"}, optional
+        ``"rows"``: row i of C represents point i (the default, the seed definition);
+        ``"columns"``: column i does (MATLAB SSC code). Omitted with a preset: the preset's.
+        Given and different from the preset's: an error, never silently overridden.
     average_method : {"arithmetic", "geometric", "min", "max"}
         Normaliser of the headline ``nmi`` and ``ami`` (all four are returned anyway).
     noise_policy : {"keep", "exclude", "singletons"}

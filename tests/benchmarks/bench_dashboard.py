@@ -112,7 +112,7 @@ def time_views(title: str, state) -> list[tuple[str, str, float, float]]:
 
 def affinity_json_sizes(ns: list[int]) -> list[tuple[int, str, float, float]]:
     from dashboard.analysis import partition as analysis
-    from dashboard.figures import pooling
+    from dashboard.analysis import pooling
     from dashboard.figures.affinity import affinity_figure
 
     out = []

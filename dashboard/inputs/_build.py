@@ -1,0 +1,222 @@
+"""Building inputs from bytes (uploads, demo files) or from arrays we computed (sweeps)."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+import streamlit as st
+
+from dashboard.session.state import Input, sha256
+from metrics_core.validation import ClustlensInputError, check_coef
+
+DEMO_DIR = Path(__file__).resolve().parents[2] / "demo_data"
+#: role -> upload_worker loader kind
+ROLES: dict[str, str] = {
+    "truth": "labels_true",
+    "pred": "labels_pred",
+    "coef": "coef",
+    "data": "data",
+}
+TEXT_SUFFIXES = (".txt", ".csv", ".tsv", ".dat")
+_CACHE = {"show_spinner": False, "max_entries": 64}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a loader returned, reduced to what the app needs (picklable, for the cache)."""
+
+    value: Any
+    variable: str | None
+    column: str | None
+    choices: tuple[str, ...]
+    choice_kind: str
+    notes: tuple[str, ...]
+
+
+def _names(items: Any) -> tuple[str, ...]:
+    return tuple(str(getattr(it, "name", it)) for it in items or ())
+
+
+def _notes(res: Any) -> tuple[str, ...]:
+    notes = getattr(res, "notes", None)
+    if not notes:
+        return ()
+    return (notes,) if isinstance(notes, str) else tuple(str(n) for n in notes)
+
+
+def _to_parsed(res: Any, name: str) -> Parsed:
+    """Adapt a ``LoadedLabels`` / ``LoadedMatrix`` to :class:`Parsed`.
+
+    The loaders report the variable (.mat/.npz) or, for text tables, the column they read in
+    ``variable`` and what the file offers in ``candidates``.
+    """
+    value = None
+    for attr in ("labels", "matrix"):
+        v = getattr(res, attr, None)
+        if isinstance(v, np.ndarray) or sp.issparse(v):
+            value = v
+            break
+    if value is None:
+        raise ClustlensInputError("the loader returned no array", source=name or "upload")
+    picked = getattr(res, "variable", None)
+    picked = None if picked is None else str(picked)
+    choices = _names(getattr(res, "candidates", None))
+    is_text = name.lower().endswith(TEXT_SUFFIXES)
+    choice_kind = ("column" if is_text else "variable") if len(choices) > 1 else ""
+    return Parsed(
+        value=value,
+        variable=None if is_text else picked,
+        column=picked if is_text else None,
+        choices=choices if choice_kind else (),
+        choice_kind=choice_kind,
+        notes=_notes(res),
+    )
+
+
+def _parse_trusted(kind: str, name: str, data: bytes) -> Any:
+    from metrics_core import io as mio
+
+    if kind == "coef":
+        return mio.load_coef(data, name=name)
+    if kind == "data":
+        return mio.load_data_matrix(data, name=name)
+    return mio.load_labels(data, name=name, kind="pred" if kind == "labels_pred" else "true")
+
+
+@st.cache_data(**_CACHE)
+def _parse(
+    kind: str,
+    name: str,
+    digest: str,
+    variable: str | None,
+    column: str | None,
+    trusted: bool,
+    _data: bytes,
+) -> Parsed:
+    if trusted:
+        return _to_parsed(_parse_trusted(kind, name, _data), name)
+    from metrics_core.io.worker import parse_in_worker
+
+    kwargs: dict[str, Any] = {}
+    if variable is not None:
+        kwargs["variable"] = variable
+    if column is not None:
+        kwargs["column"] = column
+    return _to_parsed(parse_in_worker(kind, _data, name, **kwargs), name)
+
+
+def _finish(role: str, name: str, value: Any) -> Any:
+    """The role's shape rules, checked once: labels 1-D, C square and finite (CSR if sparse)."""
+    if role in ("truth", "pred"):
+        return np.asarray(value).reshape(-1)
+    if role == "coef":
+        return check_coef(value, name=name)
+    return value
+
+
+def build_input(
+    role: str,
+    name: str,
+    data: bytes,
+    *,
+    variable: str | None = None,
+    column: str | None = None,
+    trusted: bool = False,
+    demo: bool = False,
+) -> Input:
+    """Parse ``data`` for ``role`` (truth, pred, coef, data); raise ``ClustlensInputError``."""
+    if role not in ROLES:
+        raise ValueError(f"unknown input role {role!r}; one of {sorted(ROLES)}")
+    digest = sha256(data)
+    p = _parse(ROLES[role], name, digest, variable, column, trusted, data)
+    return Input(
+        role=role,
+        name=name,
+        data=data,
+        sha256=digest,
+        value=_finish(role, name, p.value),
+        variable=p.variable if p.variable is not None else variable,
+        column=p.column if p.column is not None else column,
+        choices=p.choices,
+        choice_kind=p.choice_kind,
+        notes=p.notes,
+        demo=demo,
+    )
+
+
+def data_matrix(name: str, data: bytes) -> np.ndarray:
+    """A data matrix X (points as rows) from untrusted bytes, as dense float64 (the models need
+    dense X); refused with the file named when it is not 2-D."""
+    value = build_input("data", name, data).value
+    if sp.issparse(value):
+        value = value.toarray()
+    X = np.asarray(value, dtype=np.float64)
+    if X.ndim != 2:
+        raise ClustlensInputError(f"expected a 2-D matrix, got shape {X.shape}", source=name)
+    return X
+
+
+def from_array(role: str, name: str, value: Any, *, demo: bool = False) -> Input:
+    """An input from an array we computed ourselves (a sweep setting): bytes are its ``.npy``
+    (or ``save_npz``) serialisation, so its key is a content hash like an upload's."""
+    buf = io.BytesIO()
+    if sp.issparse(value):
+        sp.save_npz(buf, sp.csr_array(value))
+    else:
+        np.save(buf, np.asarray(value), allow_pickle=False)
+    data = buf.getvalue()
+    return Input(
+        role=role,
+        name=name,
+        data=data,
+        sha256=sha256(data),
+        value=_finish(role, name, value),
+        demo=demo,
+    )
+
+
+def load_demo() -> tuple[Input, list[Input], Input]:
+    """The demo inputs (ground truth, two predictions, C), parsed in-process, once."""
+    from demo_data import make_demo
+
+    files = [("truth", make_demo.FILES["truth"]), ("coef", make_demo.FILES["coef"])]
+    files += [("pred", f) for f in make_demo.FILES["preds"]]
+    if not all((DEMO_DIR / f).is_file() for _, f in files):
+        make_demo.write(DEMO_DIR)
+    truth, preds, coef = None, [], None
+    for role, fname in files:
+        data = (DEMO_DIR / fname).read_bytes()
+        inp = build_input(role, f"demo: {fname}", data, trusted=True, demo=True)
+        if role == "truth":
+            truth = inp
+        elif role == "coef":
+            coef = inp
+        else:
+            preds.append(inp)
+    return truth, preds, coef
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up_worker() -> bool:
+    """Start the upload worker's fork server in the background, once per process, so the
+    first upload does not wait for it (and the first page does not either)."""
+    import threading
+
+    def _go() -> None:
+        import time
+
+        time.sleep(3.0)  # let the first page render before competing for the CPU
+        try:
+            from metrics_core.io.worker import warm_up
+
+            warm_up()
+        except Exception:  # the first real upload will report any problem
+            pass
+
+    threading.Thread(target=_go, name="clustlens-warm-up", daemon=True).start()
+    return True
