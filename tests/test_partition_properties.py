@@ -28,6 +28,8 @@ labelings = st.integers(1, 40).flatmap(
 def test_bounds(pair: tuple[list[int], list[int]]) -> None:
     m = mc.evaluate(*pair)
     for key in SCORE_KEYS:
+        if key not in m:  # nmi_arithmetic / ami_arithmetic: listed only for another headline
+            continue
         lo, hi = mc.METRICS_BY_KEY[key].bounds
         assert not math.isnan(m[key]), key
         if lo is not None:
@@ -51,7 +53,7 @@ def test_relabelling_invariance(pair, rnd) -> None:
     p2 = [names[v] for v in p]
     t2 = [perm_t[v] for v in t]
     a, b = mc.evaluate(t, p), mc.evaluate(t2, p2)
-    for key in PARTITION_KEYS:
+    for key in (k for k in PARTITION_KEYS if k in a):
         assert a[key] == pytest.approx(b[key], abs=1e-12), key
 
 
@@ -59,7 +61,7 @@ def test_relabelling_invariance(pair, rnd) -> None:
 def test_symmetry(pair) -> None:
     t, p = pair
     a, b = mc.evaluate(t, p), mc.evaluate(p, t)
-    for key in SYMMETRIC_KEYS:
+    for key in (k for k in SYMMETRIC_KEYS if k in a):
         assert a[key] == pytest.approx(b[key], abs=1e-12), key
     # the asymmetric pairs swap
     assert a["homogeneity"] == pytest.approx(b["completeness"], abs=1e-12)
@@ -72,7 +74,7 @@ def test_point_order_invariance(pair) -> None:
     t, p = np.array(pair[0]), np.array(pair[1])
     order = np.random.default_rng(len(t)).permutation(len(t))
     a, b = mc.evaluate(t, p), mc.evaluate(t[order], p[order])
-    for key in PARTITION_KEYS:
+    for key in (k for k in PARTITION_KEYS if k in a):
         assert a[key] == pytest.approx(b[key], abs=1e-12), key
 
 
@@ -186,7 +188,7 @@ def test_contingency_input_equals_labels() -> None:
     [
         ([0, 1], [0], "2 entries but labels_pred has 1"),
         ([0, 1.5], [0, 1], "whole numbers"),
-        ([0, float("nan")], [0, 1], "finite"),
+        ([0, float("nan")], [0, 1], "missing label"),
         ([[0, 1], [1, 0]], [0, 1, 1, 0], "one-dimensional"),
         ([0, None], [0, 1], "None"),
         ([0, {"a": 1}], [0, 1], "numbers or strings"),

@@ -1,83 +1,17 @@
-"""``evaluate``: every metric from one contingency table (and optionally one C), one call."""
+"""``evaluate``: every metric from one contingency table (and optionally one C), one call.
+
+Assembled from the registry (:mod:`metrics_core.partition._registry`): the same kernels the
+public ``*_score`` functions call, sharing the table's pair counts, matching, entropies, MI and
+E[MI] (each computed once).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from metrics_core.partition._contingency import Contingency, NoisePolicy, as_contingency
-from metrics_core.partition._information import AVERAGE_METHODS, _ami, _emi, _hcv, _mi, _nmi
-from metrics_core.partition._matching import _f_matrix_max, _match
-from metrics_core.partition._pairs import _pairs, _ratio
-
-
-def partition_metrics(
-    c: Contingency,
-    *,
-    average_method: str = "arithmetic",
-    beta: float = 1.0,
-    fmi_alpha: float = 0.5,
-) -> dict[str, float | int]:
-    """All partition metrics of one :class:`Contingency`, as plain Python numbers."""
-    if average_method not in AVERAGE_METHODS:
-        raise ValueError(
-            f"unknown average_method {average_method!r}; choose one of {AVERAGE_METHODS}"
-        )
-    if not 0.0 <= fmi_alpha <= 1.0:
-        raise ValueError("fmi_alpha must be in [0, 1]")
-    n = c.n_samples
-    out: dict[str, float | int] = {
-        "n_samples": n,
-        "n_classes": c.n_classes,
-        "n_clusters": c.n_clusters,
-        "n_noise": c.n_noise,
-    }
-    acc = _match(c).accuracy
-    out["acc"] = acc
-    out["clustering_error"] = 1.0 - acc
-    if n:
-        col_max = c.table.max(axis=0)
-        col_max = col_max.toarray() if hasattr(col_max, "toarray") else col_max
-        out["purity"] = float(col_max.sum() / n)
-        out["f_measure"] = float((c.row_sums * _f_matrix_max(c)).sum() / n)
-    else:
-        out["purity"] = out["f_measure"] = 1.0
-
-    tp, fp, fn, tn = _pairs(c)
-    total = tp + fp + fn + tn
-    prec, rec = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
-    out.update(pair_tp=tp, pair_fp=fp, pair_fn=fn, pair_tn=tn)
-    out["pair_precision"] = prec
-    out["pair_recall"] = rec
-    out["pair_f1"] = _ratio(2 * tp, 2 * tp + fp + fn)
-    out["rand"] = 1.0 if total == 0 or tp + tn == total else (tp + tn) / total
-    out["ari"] = (
-        1.0
-        if fn == 0 and fp == 0
-        else 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
-    )
-    out["fmi"] = 0.0 if tp == 0 else float((prec**0.5) * (rec**0.5))
-    out["fmi_weighted"] = 0.0 if tp == 0 else float(prec**fmi_alpha * rec ** (1.0 - fmi_alpha))
-    out["jaccard"] = _ratio(tp, tp + fp + fn)
-
-    out["mi"] = _mi(c)
-    for m in AVERAGE_METHODS:
-        out[f"nmi_{m}"] = _nmi(c, m)
-    emi = _emi(c) if min(c.n_classes, c.n_clusters) > 1 else 0.0
-    for m in AVERAGE_METHODS:
-        out[f"ami_{m}"] = _ami(c, m, emi)
-    out["emi"] = emi
-    out["nmi"] = out[f"nmi_{average_method}"]
-    out["ami"] = out[f"ami_{average_method}"]
-    del out["nmi_arithmetic"], out["ami_arithmetic"]
-    if average_method != "arithmetic":
-        # keep every normaliser reachable by name even when the headline uses another one
-        out["nmi_arithmetic"] = _nmi(c, "arithmetic")
-        out["ami_arithmetic"] = _ami(c, "arithmetic", emi)
-    h, comp, v = _hcv(c, beta)
-    out.update(homogeneity=h, completeness=comp, v_measure=v)
-    out["cluster_ratio"] = c.n_clusters / c.n_classes if c.n_classes else 1.0
-    return out
+from metrics_core.partition import partition_metrics
+from metrics_core.partition._contingency import NoisePolicy, as_contingency
 
 
 def evaluate(

@@ -11,9 +11,19 @@ from typing import Any, Literal
 import numpy as np
 
 from metrics_core.partition._contingency import Contingency, as_contingency
+from metrics_core.partition._registry import (
+    AVERAGE_METHODS,
+    INFO,
+    MetricInfo,
+    TableStats,
+    metric,
+    score,
+)
 
 AverageMethod = Literal["min", "geometric", "arithmetic", "max"]
-AVERAGE_METHODS: tuple[str, ...] = ("min", "geometric", "arithmetic", "max")
+_REF_SK = "scikit-learn sklearn.metrics.cluster"
+_REF_VINH = "Vinh, Epps & Bailey 2010, JMLR 11"
+_REF_RH = "Rosenberg & Hirschberg 2007, EMNLP"
 
 _EPS = float(np.finfo(np.float64).eps)
 # |normaliser − E[MI]| below this (relative) is a 0/0 in AMI: both are the same number up to
@@ -93,7 +103,7 @@ def mutual_info_score(
     >>> round(mutual_info_score([0, 0, 1, 1], [1, 1, 0, 0]), 6)
     0.693147
     """
-    return _mi(as_contingency(labels_true, labels_pred, contingency=contingency))
+    return score("mi", labels_true, labels_pred, contingency)
 
 
 def normalized_mutual_info_score(
@@ -116,20 +126,27 @@ def normalized_mutual_info_score(
     >>> normalized_mutual_info_score([0, 0, 1, 1], [0, 0, 0, 0])
     0.0
     """
-    c = as_contingency(labels_true, labels_pred, contingency=contingency)
-    return _nmi(c, average_method)
+    return score("nmi", labels_true, labels_pred, contingency, average_method=average_method)
 
 
-def _nmi(c: Contingency, average_method: str) -> float:
+def _h_true(c: Contingency) -> float:
+    return _entropy_from_counts(c.row_sums)
+
+
+def _h_pred(c: Contingency) -> float:
+    return _entropy_from_counts(c.col_sums)
+
+
+def _nmi(t: TableStats, average_method: str) -> float:
+    """NMI with one normaliser, from the table's cached MI and entropies."""
     _generalized_mean(0.0, 0.0, average_method)  # validates the name
+    c = t.c
     if c.n_classes == c.n_clusters and c.n_classes <= 1:
         return 1.0
-    mi = _mi(c)
+    mi = t.cached(_mi)
     if mi == 0:
         return 0.0
-    h_true = _entropy_from_counts(c.row_sums)
-    h_pred = _entropy_from_counts(c.col_sums)
-    return float(mi / _generalized_mean(h_true, h_pred, average_method))
+    return float(mi / _generalized_mean(t.cached(_h_true), t.cached(_h_pred), average_method))
 
 
 def _log_ratio(x: np.ndarray, ab: np.ndarray, n: int) -> np.ndarray:
@@ -222,7 +239,12 @@ def expected_mutual_info(
     >>> round(expected_mutual_info([0, 0, 1, 1], [0, 1, 0, 1]), 6)
     0.231049
     """
-    return _emi(as_contingency(labels_true, labels_pred, contingency=contingency))
+    return score("emi", labels_true, labels_pred, contingency)
+
+
+def _emi_used(c: Contingency) -> float:
+    """E[MI] as AMI uses it: 0 when either side has a single group (MI is 0 then too)."""
+    return _emi(c) if min(c.n_classes, c.n_clusters) > 1 else 0.0
 
 
 def _emi(c: Contingency) -> float:
@@ -266,20 +288,20 @@ def adjusted_mutual_info_score(
     >>> adjusted_mutual_info_score([0, 0, 0, 0], [0, 1, 2, 3])
     0.0
     """
-    c = as_contingency(labels_true, labels_pred, contingency=contingency)
-    return _ami(c, average_method, _emi(c) if min(c.n_classes, c.n_clusters) > 1 else 0.0)
+    return score("ami", labels_true, labels_pred, contingency, average_method=average_method)
 
 
-def _ami(c: Contingency, average_method: str, emi: float) -> float:
+def _ami(t: TableStats, average_method: str) -> float:
+    """AMI with one normaliser, from the table's cached MI, entropies and E[MI]."""
     _generalized_mean(0.0, 0.0, average_method)
+    c = t.c
     if c.n_classes == c.n_clusters and c.n_classes <= 1:
         return 1.0
     if c.n_classes == 1 or c.n_clusters == 1:
         return 0.0
-    mi = _mi(c)
-    h_true = _entropy_from_counts(c.row_sums)
-    h_pred = _entropy_from_counts(c.col_sums)
-    normaliser = _generalized_mean(h_true, h_pred, average_method)
+    mi = t.cached(_mi)
+    emi = t.cached(_emi_used)
+    normaliser = _generalized_mean(t.cached(_h_true), t.cached(_h_pred), average_method)
     if abs(normaliser - emi) <= _DEGENERATE_REL * max(normaliser, 1.0):
         # 0/0: the normaliser equals E[MI], so no labeling can beat chance (e.g. the "min"
         # normaliser when one side is all singletons). The ratio is rounding noise; we call it
@@ -311,20 +333,17 @@ def homogeneity_completeness_v_measure(
     1.0
     """
     c = as_contingency(labels_true, labels_pred, contingency=contingency)
-    return _hcv(c, beta)
+    return _hcv(TableStats(c, beta=beta))
 
 
-def _hcv(c: Contingency, beta: float) -> tuple[float, float, float]:
-    if beta < 0:
-        raise ValueError("beta must be non-negative")
-    if c.n_samples == 0:
+def _hcv(t: TableStats) -> tuple[float, float, float]:
+    """(homogeneity, completeness, V_β) from the table's cached MI and entropies."""
+    if t.c.n_samples == 0:
         return 1.0, 1.0, 1.0
-    h_true = _entropy_from_counts(c.row_sums)
-    h_pred = _entropy_from_counts(c.col_sums)
-    mi = _mi(c)
+    h_true, h_pred, mi = t.cached(_h_true), t.cached(_h_pred), t.cached(_mi)
     h = mi / h_true if h_true else 1.0
     comp = mi / h_pred if h_pred else 1.0
-    v = 0.0 if h + comp == 0 else (1 + beta) * h * comp / (beta * h + comp)
+    v = 0.0 if h + comp == 0 else (1 + t.beta) * h * comp / (t.beta * h + comp)
     return float(h), float(comp), float(v)
 
 
@@ -338,7 +357,7 @@ def homogeneity_score(
     >>> homogeneity_score([0, 0, 1, 1], [0, 0, 0, 0])
     0.0
     """
-    return homogeneity_completeness_v_measure(labels_true, labels_pred, contingency=contingency)[0]
+    return score("homogeneity", labels_true, labels_pred, contingency)
 
 
 def completeness_score(
@@ -351,7 +370,7 @@ def completeness_score(
     >>> completeness_score([0, 0, 1, 1], [0, 0, 0, 0])
     1.0
     """
-    return homogeneity_completeness_v_measure(labels_true, labels_pred, contingency=contingency)[1]
+    return score("completeness", labels_true, labels_pred, contingency)
 
 
 def v_measure_score(
@@ -368,5 +387,113 @@ def v_measure_score(
     >>> round(v_measure_score([0, 0, 1, 2], [0, 0, 1, 1]), 6)
     0.8
     """
-    c = as_contingency(labels_true, labels_pred, contingency=contingency)
-    return _hcv(c, beta)[2]
+    return score("v_measure", labels_true, labels_pred, contingency, beta=beta)
+
+
+# --------------------------------------------------------------------------- the registry
+# One entry per key: catalogue line + kernel. The kernels share the table's cached MI,
+# entropies and E[MI] (computed once per table however many keys read them).
+
+
+@metric(MetricInfo("mi", "mutual information", INFO, "Σ_ij (n_ij/N) ln(N n_ij / (a_i b_j))",
+                   (0, None), "higher", "nats", _REF_SK, symmetric=True, short="MI"))  # fmt: skip
+def _mi_kernel(t: TableStats) -> float:
+    return t.cached(_mi)
+
+
+_NMI_FORMULA = {
+    "arithmetic": "MI / ((H(Y) + H(C)) / 2)",
+    "min": "MI / min(H(Y), H(C))",
+    "geometric": "MI / √(H(Y) H(C))",
+    "max": "MI / max(H(Y), H(C))",
+}
+_AMI_FORMULA = {
+    "arithmetic": "(MI − E[MI]) / (mean(H(Y), H(C)) − E[MI])",
+    "min": "(MI − E[MI]) / (min(H) − E[MI])",
+    "geometric": "(MI − E[MI]) / (√(H H) − E[MI])",
+    "max": "(MI − E[MI]) / (max(H) − E[MI])",
+}
+
+
+@metric(MetricInfo("nmi", "NMI (headline normaliser)", INFO, "MI / mean(H(Y), H(C))", (0, 1),
+                   "higher", "normaliser = average_method (default arithmetic; = V-measure)",
+                   _REF_SK, symmetric=True, short="NMI"))  # fmt: skip
+def _nmi_headline(t: TableStats) -> float:
+    return _nmi(t, t.average_method)
+
+
+def _nmi_fixed(method: str):
+    def kernel(t: TableStats) -> float | None:
+        # the arithmetic one is the headline by default: listed under its own name only when
+        # the headline uses another normaliser
+        if method == "arithmetic" and t.average_method == "arithmetic":
+            return None
+        return _nmi(t, method)
+
+    return kernel
+
+
+def _ami_fixed(method: str):
+    def kernel(t: TableStats) -> float | None:
+        if method == "arithmetic" and t.average_method == "arithmetic":
+            return None
+        return _ami(t, method)
+
+    return kernel
+
+
+for _m in ("min", "geometric", "max", "arithmetic"):
+    metric(
+        MetricInfo(
+            f"nmi_{_m}", f"NMI ({_m})", INFO, _NMI_FORMULA[_m], (0, 1), "higher",
+            "Strehl & Ghosh 2002" if _m == "geometric" else
+            ("listed when the headline normaliser is not arithmetic" if _m == "arithmetic"
+             else ""),
+            _REF_SK, symmetric=True, short=f"NMI ({_m})",
+        )
+    )(_nmi_fixed(_m))  # fmt: skip
+
+
+@metric(MetricInfo("ami", "AMI (headline normaliser)", INFO,
+                   "(MI − E[MI]) / (mean(H(Y), H(C)) − E[MI])", (None, 1), "higher",
+                   "exact E[MI] (hypergeometric); normaliser = average_method", _REF_VINH,
+                   symmetric=True, adjusted=True, short="AMI"))  # fmt: skip
+def _ami_headline(t: TableStats) -> float:
+    return _ami(t, t.average_method)
+
+
+for _m in ("min", "geometric", "max", "arithmetic"):
+    metric(
+        MetricInfo(
+            f"ami_{_m}", f"AMI ({_m})", INFO, _AMI_FORMULA[_m], (None, 1), "higher",
+            "listed when the headline normaliser is not arithmetic" if _m == "arithmetic"
+            else "",
+            _REF_VINH, symmetric=True, adjusted=True, short=f"AMI ({_m})",
+        )
+    )(_ami_fixed(_m))  # fmt: skip
+
+
+@metric(MetricInfo("emi", "expected MI", INFO,
+                   "Σ_ij Σ_x P(x | a_i, b_j, N) (x/N) ln(N x / (a_i b_j))", (0, None), "info",
+                   "hypergeometric null (fixed group sizes); nats", _REF_VINH, symmetric=True,
+                   short="E[MI]"))  # fmt: skip
+def _emi_kernel(t: TableStats) -> float:
+    return t.cached(_emi_used)
+
+
+@metric(MetricInfo("homogeneity", "homogeneity", INFO, "MI / H(Y)", (0, 1), "higher",
+                   "1 when H(Y) = 0", _REF_RH, short="homogeneity"))  # fmt: skip
+def _homogeneity(t: TableStats) -> float:
+    return _hcv(t)[0]
+
+
+@metric(MetricInfo("completeness", "completeness", INFO, "MI / H(C)", (0, 1), "higher",
+                   "1 when H(C) = 0", _REF_RH, short="completeness"))  # fmt: skip
+def _completeness(t: TableStats) -> float:
+    return _hcv(t)[1]
+
+
+@metric(MetricInfo("v_measure", "V-measure", INFO, "(1+β) h c / (β h + c)", (0, 1), "higher",
+                   "β = beta (default 1)", _REF_RH, short="V-measure"))  # fmt: skip
+def _v_measure(t: TableStats) -> float:
+    return _hcv(t)[2]

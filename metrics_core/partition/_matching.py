@@ -1,4 +1,5 @@
-"""Set-matching metrics: accuracy under the optimal one-to-one matching, purity, F-measure."""
+"""Set-matching metrics: accuracy under the optimal one-to-one matching, purity, F-measure,
+normalized clustering accuracy (NCA) and the pair sets index (PSI)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 from metrics_core.partition._contingency import Contingency, as_contingency
+from metrics_core.partition._registry import SET, MetricInfo, TableStats, metric, score
 
 # Dense Hungarian above this many cells would need too much memory; larger (sparse) tables use
 # the sparse bipartite matcher, which is exact too.
@@ -51,28 +53,41 @@ class Matching:
         }
 
 
+def _assign(weights: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of a maximum-weight one-to-one assignment of a non-negative matrix.
+
+    Dense Hungarian (:func:`scipy.optimize.linear_sum_assignment`) up to
+    :data:`DENSE_MATCHING_CELL_LIMIT` cells, else the sparse bipartite matcher over the stored
+    entries only (exact too). Rows or columns may be left unassigned when the matrix is not
+    square; zero-weight pairs may appear and are the caller's to drop.
+    """
+    k, n = weights.shape
+    if not sp.issparse(weights) or k * n <= DENSE_MATCHING_CELL_LIMIT:
+        # imported here: scipy.optimize costs ~1 s to import, the dashboard's cold start feels it
+        from scipy.optimize import linear_sum_assignment
+
+        dense = weights.toarray() if sp.issparse(weights) else np.asarray(weights)
+        return linear_sum_assignment(dense, maximize=True)
+    # The sparse matcher needs a full matching of the rows to exist: give every row a private
+    # dummy column whose weight (< the smallest real weight / (k + 1), so all k dummies
+    # together stay below it) can never beat a real entry; the optimum over real pairs is
+    # unchanged.
+    w = sp.csr_array(weights, dtype=np.float64)
+    smallest = float(w.data[w.data > 0].min()) if (w.data > 0).any() else 1.0
+    eps = 0.5 * smallest / (k + 1)
+    aug = sp.hstack([w, sp.identity(k, format="csr") * eps], format="csr")
+    cols = min_weight_full_bipartite_matching(aug, maximize=True)[1]
+    rows = np.arange(k)
+    real = cols < n
+    return rows[real], cols[real]
+
+
 def _match(c: Contingency) -> Matching:
     t = c.table
     if c.n_samples == 0:
         empty = np.zeros(0, dtype=np.intp)
         return Matching(empty, empty, np.zeros(0, dtype=np.int64), 0)
-    if not sp.issparse(t) or t.shape[0] * t.shape[1] <= DENSE_MATCHING_CELL_LIMIT:
-        # imported here: scipy.optimize costs ~1 s to import, the dashboard's cold start feels it
-        from scipy.optimize import linear_sum_assignment
-
-        dense = c.dense()
-        rows, cols = linear_sum_assignment(dense, maximize=True)
-    else:
-        # The sparse matcher needs a full matching of the rows to exist: give every class a
-        # private dummy cluster whose tiny weight (< 1/n_classes in total) can never beat a real
-        # count of 1, so the optimum over real pairs is unchanged.
-        k, n = t.shape
-        eps = 0.5 / (k + 1)
-        aug = sp.hstack([t.astype(np.float64), sp.identity(k, format="csr") * eps], format="csr")
-        rows = np.arange(k)
-        cols = min_weight_full_bipartite_matching(aug, maximize=True)[1]
-        real = cols < n
-        rows, cols = rows[real], cols[real]
+    rows, cols = _assign(t)
     counts = np.asarray(t[rows, cols]).ravel().astype(np.int64)
     keep = counts > 0
     order = np.argsort(rows[keep], kind="stable")
@@ -102,6 +117,24 @@ def best_matching(
     return _match(as_contingency(labels_true, labels_pred, contingency=contingency))
 
 
+@metric(
+    MetricInfo(
+        "acc",
+        "accuracy (ACC)",
+        SET,
+        "max_π (1/N) Σ_i n_{i,π(i)}",
+        (0, 1),
+        "higher",
+        "one-to-one matching (Hungarian); unmatched clusters count as errors",
+        "Kuhn 1955",
+        symmetric=True,
+        short="ACC",
+    )
+)
+def _acc(t: TableStats) -> float:
+    return t.cached(_match).accuracy
+
+
 def accuracy_score(
     labels_true: Any = None, labels_pred: Any = None, *, contingency: Any = None
 ) -> float:
@@ -116,7 +149,25 @@ def accuracy_score(
     >>> accuracy_score([0, 0, 1, 1], ["b", "b", "a", "a"])
     1.0
     """
-    return best_matching(labels_true, labels_pred, contingency=contingency).accuracy
+    return score("acc", labels_true, labels_pred, contingency)
+
+
+@metric(
+    MetricInfo(
+        "clustering_error",
+        "clustering error",
+        SET,
+        "1 − ACC",
+        (0, 1),
+        "lower",
+        "subspace clustering error",
+        "Elhamifar & Vidal 2013",
+        symmetric=True,
+        short="error",
+    )
+)
+def _clustering_error(t: TableStats) -> float:
+    return 1.0 - _acc(t)
 
 
 def clustering_error(
@@ -129,7 +180,28 @@ def clustering_error(
     >>> round(clustering_error(contingency=[[3, 44, 3], [2, 4, 44]]), 12)
     0.12
     """
-    return 1.0 - accuracy_score(labels_true, labels_pred, contingency=contingency)
+    return score("clustering_error", labels_true, labels_pred, contingency)
+
+
+@metric(
+    MetricInfo(
+        "purity",
+        "purity",
+        SET,
+        "(1/N) Σ_j max_i n_ij",
+        (0, 1),
+        "higher",
+        "1 for any refinement of the classes (e.g. all singletons)",
+        "Zhao & Karypis 2001",
+        short="purity",
+    )
+)
+def _purity(t: TableStats) -> float:
+    c = t.c
+    if c.n_samples == 0:
+        return 1.0
+    col_max = np.asarray(c.table.max(axis=0).toarray() if c.is_sparse else c.table.max(axis=0))
+    return float(col_max.sum() / c.n_samples)
 
 
 def purity_score(
@@ -145,11 +217,7 @@ def purity_score(
     >>> purity_score(contingency=[[3, 44, 3], [2, 4, 44]])
     0.91
     """
-    c = as_contingency(labels_true, labels_pred, contingency=contingency)
-    if c.n_samples == 0:
-        return 1.0
-    col_max = np.asarray(c.table.max(axis=0).toarray() if c.is_sparse else c.table.max(axis=0))
-    return float(col_max.sum() / c.n_samples)
+    return score("purity", labels_true, labels_pred, contingency)
 
 
 def _f_matrix_max(c: Contingency) -> np.ndarray:
@@ -159,6 +227,26 @@ def _f_matrix_max(c: Contingency) -> np.ndarray:
     best = np.zeros(c.n_classes)
     np.maximum.at(best, t.row, f)
     return best
+
+
+@metric(
+    MetricInfo(
+        "f_measure",
+        "F-measure (class-weighted best match)",
+        SET,
+        "(1/N) Σ_i a_i max_j 2 n_ij / (a_i + b_j)",
+        (0, 1),
+        "higher",
+        "not the pair F1; F_ij = harmonic mean of n_ij/b_j and n_ij/a_i",
+        "Larsen & Aone 1999",
+        short="F-measure",
+    )
+)
+def _f_measure(t: TableStats) -> float:
+    c = t.c
+    if c.n_samples == 0:
+        return 1.0
+    return float((c.row_sums * _f_matrix_max(c)).sum() / c.n_samples)
 
 
 def f_measure_score(
@@ -178,23 +266,136 @@ def f_measure_score(
     >>> round(f_measure_score(contingency=[[1, 1]]), 12)
     0.666666666667
     """
-    c = as_contingency(labels_true, labels_pred, contingency=contingency)
+    return score("f_measure", labels_true, labels_pred, contingency)
+
+
+def _pivot_sum(weights: Any) -> float:
+    """Σ of the weights on a maximum-weight one-to-one assignment, smallest first (stable)."""
+    rows, cols = _assign(weights)
+    w = weights[rows, cols]
+    pivots = np.asarray(w.toarray() if sp.issparse(w) else w, dtype=np.float64).ravel()
+    return float(np.sort(pivots).sum())
+
+
+def _scaled_table(c: Contingency, scale_rows: np.ndarray, scale_cols: np.ndarray | None) -> Any:
+    """n_ij / s_ij on the stored entries, with s_ij = rows[i] or max(rows[i], cols[j])."""
+    coo = sp.coo_array(c.table) if c.is_sparse else sp.coo_array(np.asarray(c.table))
+    den = scale_rows[coo.row].astype(np.float64)
+    if scale_cols is not None:
+        den = np.maximum(den, scale_cols[coo.col])
+    out = sp.csr_array((coo.data / den, (coo.row, coo.col)), shape=coo.shape)
+    return out if c.is_sparse else out.toarray()
+
+
+@metric(
+    MetricInfo(
+        "nca",
+        "normalized clustering accuracy (NCA)",
+        SET,
+        "(max_σ Σ_i n_{i,σ(i)} / a_i − 1) / (K − 1)",
+        (-1, 1),
+        "higher",
+        "asymmetric: mean recall of the true classes under the best one-to-one matching, "
+        "rescaled so that 1 is perfect and 0 is what one class-blind cluster per class gives; "
+        "K ≠ C allowed (a class left without a cluster scores 0; genieclust refuses); "
+        "K = 1: the share of the largest cluster",
+        "Gagolewski 2025, J. Classification 42:2-30",
+        short="NCA",
+    )
+)
+def _nca(t: TableStats) -> float:
+    c = t.c
     if c.n_samples == 0:
         return 1.0
-    return float((c.row_sums * _f_matrix_max(c)).sum() / c.n_samples)
+    recall = _scaled_table(c, c.row_sums, None)
+    pivots = _pivot_sum(recall)
+    if c.n_classes == 1:  # K - 1 = 0: the definition has no normaliser; report the pivot
+        return pivots
+    return (pivots - 1.0) / (c.n_classes - 1.0)
 
 
-def cluster_ratio(
+def normalized_clustering_accuracy_score(
     labels_true: Any = None, labels_pred: Any = None, *, contingency: Any = None
 ) -> float:
-    """Cluster ratio = #clusters / #classes: above 1 over-segments, below 1 under-segments.
+    """Normalized clustering accuracy (Gagolewski 2025): chance-aware, class-size-fair ACC.
+
+    With a_i the size of class i, NCA = (max_σ Σ_i n_{i,σ(i)} / a_i − 1) / (K − 1): the
+    per-class recalls under the best one-to-one class → cluster matching σ, averaged so every
+    class weighs the same whatever its size, then rescaled so that a perfect clustering scores 1
+    and lumping every class together scores 0. Asymmetric (the rows are the truth). Defined
+    for any number of clusters C: with C < K some classes stay unmatched and score 0; with
+    C > K the extra clusters count as errors (genieclust's implementation refuses K ≠ C).
+
+    Reference: M. Gagolewski, "Normalised clustering accuracy: an asymmetric external cluster
+    validity measure", Journal of Classification 42 (2025) 2-30; cross-checked against
+    github.com/gagolews/genieclust ``src/c_compare_partitions.h``
+    (``Ccompare_partitions_nca``) at commit 87ae15ad2dc68c4e36a97870ef705991af3193eb.
 
     Examples
     --------
-    >>> cluster_ratio(contingency=[[3, 44, 3], [2, 4, 44]])
-    1.5
+    Class sizes 50 and 50; recalls 44/50 and 44/50 under the best matching:
+
+    >>> round(normalized_clustering_accuracy_score(contingency=[[3, 44, 3], [2, 4, 44]]), 12)
+    0.76
     """
-    c = as_contingency(labels_true, labels_pred, contingency=contingency)
-    if c.n_classes == 0:
+    return score("nca", labels_true, labels_pred, contingency)
+
+
+@metric(
+    MetricInfo(
+        "psi",
+        "pair sets index (PSI)",
+        SET,
+        "max(0, (S − E) / (max(K, C) − E)), S = max_σ Σ n_{i,σ(i)} / max(a_i, b_σ(i))",
+        (0, 1),
+        "higher",
+        "E = Σ_r min(a_(r), b_(r)) / N over sizes sorted alike (zero-padded to max(K, C)); "
+        "1 for identical partitions, 0 at or below chance; K = C = 1 gives 1",
+        "Rezaei & Fränti 2016, IEEE TKDE 28(8)",
+        symmetric=True,
+        adjusted=True,
+        short="PSI",
+    )
+)
+def _psi(t: TableStats) -> float:
+    c = t.c
+    size = max(c.n_classes, c.n_clusters)
+    if c.n_samples == 0 or size <= 1:
         return 1.0
-    return c.n_clusters / c.n_classes
+    sim = _scaled_table(c, c.row_sums, c.col_sums)
+    s_val = _pivot_sum(sim)
+    a = np.zeros(size)
+    b = np.zeros(size)
+    a[: c.n_classes] = np.sort(c.row_sums)
+    b[: c.n_clusters] = np.sort(c.col_sums)
+    a.sort()
+    b.sort()
+    expected = float(np.minimum(a, b).sum()) / c.n_samples
+    if s_val <= expected:
+        return 0.0
+    return float((s_val - expected) / (size - expected))
+
+
+def pair_sets_index_score(
+    labels_true: Any = None, labels_pred: Any = None, *, contingency: Any = None
+) -> float:
+    """Pair sets index (Rezaei & Fränti 2016): set matching corrected for chance.
+
+    With class sizes a_i, cluster sizes b_j and S_ij = n_ij / max(a_i, b_j), S is the total
+    similarity of the best one-to-one matching (the table zero-padded to max(K, C) square), E
+    its value expected by chance, Σ_r min(a_(r), b_(r)) / N over the sizes sorted alike, and
+    PSI = (S − E) / (max(K, C) − E) when S > E, else 0. Symmetric, in [0, 1].
+
+    Reference: M. Rezaei and P. Fränti, "Set matching measures for external cluster validity",
+    IEEE Transactions on Knowledge and Data Engineering 28(8) (2016) 2173-2186; cross-checked
+    against github.com/gagolews/genieclust ``src/c_compare_partitions.h``
+    (``Ccompare_partitions_psi``) at commit 87ae15ad2dc68c4e36a97870ef705991af3193eb.
+
+    Examples
+    --------
+    >>> pair_sets_index_score([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    >>> pair_sets_index_score([0, 0, 0, 0], [0, 1, 2, 3])
+    0.0
+    """
+    return score("psi", labels_true, labels_pred, contingency)

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from metrics_core.partition._contingency import Contingency, as_contingency
+from metrics_core.partition._registry import PAIR, MetricInfo, TableStats, metric, score
 
 
 class PairConfusion(NamedTuple):
@@ -85,6 +86,113 @@ def _ratio(num: int, den: int) -> float:
     return 0.0 if num == 0 or den == 0 else num / den
 
 
+def _info(key, name, formula, convention, *, symmetric=False, reference="", **kw) -> MetricInfo:
+    return MetricInfo(key, name, PAIR, formula, kw.pop("bounds", (0, 1)), kw.pop("direction",
+                      "higher"), convention, reference, symmetric=symmetric, **kw)  # fmt: skip
+
+
+_COUNT = {"bounds": (0, None), "direction": "info"}
+
+
+@metric(_info("pair_tp", "pairs TP", "Σ_ij C(n_ij, 2)",
+              "unordered pairs (sklearn counts ordered: ×2)", symmetric=True, short="TP",
+              **_COUNT))  # fmt: skip
+def _tp(t: TableStats) -> int:
+    return t.cached(_pairs).tp
+
+
+@metric(_info("pair_fp", "pairs FP (merged)", "Σ_j C(b_j, 2) − TP",
+              "same cluster, different classes: many → under-segmentation", short="FP",
+              **_COUNT))  # fmt: skip
+def _fp(t: TableStats) -> int:
+    return t.cached(_pairs).fp
+
+
+@metric(_info("pair_fn", "pairs FN (split)", "Σ_i C(a_i, 2) − TP",
+              "same class, different clusters: many → over-segmentation", short="FN",
+              **_COUNT))  # fmt: skip
+def _fn(t: TableStats) -> int:
+    return t.cached(_pairs).fn
+
+
+@metric(_info("pair_tn", "pairs TN", "C(N, 2) − TP − FP − FN", "unordered pairs",
+              symmetric=True, short="TN", **_COUNT))  # fmt: skip
+def _tn(t: TableStats) -> int:
+    return t.cached(_pairs).tn
+
+
+@metric(_info("pair_precision", "pair precision", "TP / (TP + FP)", "0 when TP = 0",
+              short="pair precision"))  # fmt: skip
+def _precision(t: TableStats) -> float:
+    p = t.cached(_pairs)
+    return _ratio(p.tp, p.tp + p.fp)
+
+
+@metric(_info("pair_recall", "pair recall", "TP / (TP + FN)", "0 when TP = 0",
+              short="pair recall"))  # fmt: skip
+def _recall(t: TableStats) -> float:
+    p = t.cached(_pairs)
+    return _ratio(p.tp, p.tp + p.fn)
+
+
+@metric(_info("pair_f1", "pair F1", "2 TP / (2 TP + FP + FN)", "0 when TP = 0",
+              symmetric=True, short="pair F1"))  # fmt: skip
+def _f1(t: TableStats) -> float:
+    p = t.cached(_pairs)
+    return _ratio(2 * p.tp, 2 * p.tp + p.fp + p.fn)
+
+
+@metric(_info("rand", "Rand index", "(TP + TN) / C(N, 2)", "1 when N < 2", symmetric=True,
+              reference="Rand 1971", short="RI"))  # fmt: skip
+def _rand(t: TableStats) -> float:
+    p = t.cached(_pairs)
+    if p.total == 0 or p.tp + p.tn == p.total:
+        return 1.0
+    return (p.tp + p.tn) / p.total
+
+
+@metric(_info("ari", "adjusted Rand index",
+              "2(TP·TN − FN·FP) / ((TP+FN)(FN+TN) + (TP+FP)(FP+TN))", "1 when FP = FN = 0",
+              symmetric=True, reference="Hubert & Arabie 1985, J. Classification",
+              bounds=(-0.5, 1), adjusted=True, short="ARI"))  # fmt: skip
+def _ari(t: TableStats) -> float:
+    tp, fp, fn, tn = t.cached(_pairs)
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+
+def _fmi(tp: int, fp: int, fn: int, alpha: float) -> float:
+    if tp == 0:
+        return 0.0
+    if alpha == 0.5:
+        return float(np.sqrt(tp / (tp + fp)) * np.sqrt(tp / (tp + fn)))
+    return float((tp / (tp + fp)) ** alpha * (tp / (tp + fn)) ** (1.0 - alpha))
+
+
+@metric(_info("fmi", "Fowlkes–Mallows", "TP / √((TP+FP)(TP+FN))", "0 when TP = 0",
+              symmetric=True, reference="Fowlkes & Mallows 1983", short="FMI"))  # fmt: skip
+def _fmi_kernel(t: TableStats) -> float:
+    p = t.cached(_pairs)
+    return _fmi(p.tp, p.fp, p.fn, 0.5)
+
+
+@metric(_info("fmi_weighted", "weighted Fowlkes–Mallows", "P^α R^(1−α)",
+              "α = fmi_alpha (0.5 gives FMI)", reference="Fowlkes & Mallows 1983",
+              short="weighted FMI"))  # fmt: skip
+def _fmi_weighted(t: TableStats) -> float:
+    p = t.cached(_pairs)
+    return _fmi(p.tp, p.fp, p.fn, t.fmi_alpha)
+
+
+@metric(_info("jaccard", "pair Jaccard", "TP / (TP + FP + FN)",
+              "0 when TP = 0; never above FMI", symmetric=True, reference="Jaccard 1912",
+              short="Jaccard"))  # fmt: skip
+def _jaccard(t: TableStats) -> float:
+    p = t.cached(_pairs)
+    return _ratio(p.tp, p.tp + p.fp + p.fn)
+
+
 def pair_precision_score(
     labels_true: Any = None, labels_pred: Any = None, *, contingency: Any = None
 ) -> float:
@@ -97,8 +205,7 @@ def pair_precision_score(
     >>> pair_precision_score([0, 0, 1, 1], [0, 0, 0, 1])
     0.3333333333333333
     """
-    p = pair_confusion(labels_true, labels_pred, contingency=contingency)
-    return _ratio(p.tp, p.tp + p.fp)
+    return score("pair_precision", labels_true, labels_pred, contingency)
 
 
 def pair_recall_score(
@@ -111,8 +218,7 @@ def pair_recall_score(
     >>> pair_recall_score([0, 0, 1, 1], [0, 0, 0, 1])
     0.5
     """
-    p = pair_confusion(labels_true, labels_pred, contingency=contingency)
-    return _ratio(p.tp, p.tp + p.fn)
+    return score("pair_recall", labels_true, labels_pred, contingency)
 
 
 def pair_f1_score(
@@ -125,8 +231,7 @@ def pair_f1_score(
     >>> pair_f1_score([0, 0, 1, 1], [0, 0, 0, 1])
     0.4
     """
-    p = pair_confusion(labels_true, labels_pred, contingency=contingency)
-    return _ratio(2 * p.tp, 2 * p.tp + p.fp + p.fn)
+    return score("pair_f1", labels_true, labels_pred, contingency)
 
 
 def jaccard_score(
@@ -139,8 +244,7 @@ def jaccard_score(
     >>> jaccard_score([0, 0, 1, 1], [0, 0, 0, 1])
     0.25
     """
-    p = pair_confusion(labels_true, labels_pred, contingency=contingency)
-    return _ratio(p.tp, p.tp + p.fp + p.fn)
+    return score("jaccard", labels_true, labels_pred, contingency)
 
 
 def rand_score(
@@ -155,10 +259,7 @@ def rand_score(
     >>> rand_score([0, 0, 1, 1], [0, 0, 0, 1])
     0.5
     """
-    p = pair_confusion(labels_true, labels_pred, contingency=contingency)
-    if p.total == 0 or p.tp + p.tn == p.total:
-        return 1.0
-    return (p.tp + p.tn) / p.total
+    return score("rand", labels_true, labels_pred, contingency)
 
 
 def adjusted_rand_score(
@@ -174,10 +275,7 @@ def adjusted_rand_score(
     >>> adjusted_rand_score([0, 0, 1, 1], [0, 1, 0, 1])
     -0.5
     """
-    tp, fp, fn, tn = pair_confusion(labels_true, labels_pred, contingency=contingency)
-    if fn == 0 and fp == 0:
-        return 1.0
-    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+    return score("ari", labels_true, labels_pred, contingency)
 
 
 def fowlkes_mallows_score(
@@ -199,9 +297,4 @@ def fowlkes_mallows_score(
     """
     if not 0.0 <= alpha <= 1.0:
         raise ValueError("alpha must be in [0, 1]")
-    tp, fp, fn, _ = pair_confusion(labels_true, labels_pred, contingency=contingency)
-    if tp == 0:
-        return 0.0
-    if alpha == 0.5:
-        return float(np.sqrt(tp / (tp + fp)) * np.sqrt(tp / (tp + fn)))
-    return float((tp / (tp + fp)) ** alpha * (tp / (tp + fn)) ** (1.0 - alpha))
+    return score("fmi_weighted", labels_true, labels_pred, contingency, fmi_alpha=alpha)

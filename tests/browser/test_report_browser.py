@@ -23,18 +23,22 @@ HOSTILE_TITLE = "<script>window.__pwned = 1</script> report *of* [runs]"
 
 def _build_report(tmp_path) -> tuple[str, int, str]:
     """Write the report; return its file:// URL, its number of figures, the truth's SHA-256."""
-    import metrics_core as mc
+    from dashboard.analysis.conventions import Conventions
+    from dashboard.analysis.objects import analyse
+    from dashboard.figures.panels import report_figures
     from dashboard.outputs import report
 
     ds = make_dataset()
     truth_bytes = "\n".join(ds.labels_true).encode()
-    results = {"spectral_pred.npy": mc.evaluate(ds.labels_true, ds.labels_pred, ds.coef)}
-    figures = report.standard_figures(ds.labels_true, ds.labels_pred, ds.coef)
+    analysis = analyse(
+        ds.labels_true, {"spectral_pred.npy": ds.labels_pred}, ds.coef, Conventions()
+    )
+    figures = report_figures(analysis)
     inputs = [
         report.input_info("ground truth", "activity_truth.txt", truth_bytes),
         report.input_info("prediction", "spectral_pred.npy", ds.labels_pred.tobytes()),
     ]
-    text = report.build_report(results, figures=figures, inputs=inputs, title=HOSTILE_TITLE)
+    text = report.analysis_report(analysis, inputs=inputs, title=HOSTILE_TITLE)
     path = tmp_path / "report.html"
     path.write_text(text, encoding="utf-8")
     return path.as_uri(), len(figures), hashlib.sha256(truth_bytes).hexdigest()
