@@ -78,7 +78,7 @@ def test_synthetic_source_and_the_comparison_table():
     table = next(df.value for df in at.dataframe)
     methods = list(table["method"])
     assert methods[0] == "SSF" and "SC_avg" in methods and "SC_view 1" in methods
-    assert all("±" in v for v in table["Acc"])
+    assert all("±" in v for v in table["ACC"])
     assert len(at.get("download_button")) == 2
     assert FIGURES <= set(charts(at))
 

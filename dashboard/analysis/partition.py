@@ -6,8 +6,7 @@ directly.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -222,46 +221,3 @@ def display_order(
         return order, t[order]
     order = np.argsort(t, kind="stable")
     return order, t[order]
-
-
-# ---------------------------------------------------------------- export
-def mean_std(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> dict[str, dict[str, float]]:
-    """Mean and sample standard deviation (ddof=1; 0 for one run) of each numeric key.
-
-    Examples
-    --------
-    >>> round(mean_std([{"acc": 0.8}, {"acc": 0.9}], ["acc"])["acc"]["mean"], 6)
-    0.85
-    """
-    out = {}
-    for k in keys:
-        vals = [
-            float(r[k])
-            for r in rows
-            if isinstance(r.get(k), (int, float)) and math.isfinite(float(r[k]))
-        ]
-        if not vals:
-            continue
-        arr = np.asarray(vals)
-        out[k] = {
-            "mean": float(arr.mean()),
-            "std": float(arr.std(ddof=1)) if arr.size > 1 else 0.0,
-        }
-    return out
-
-
-#: Short display names of the headline metrics (cards, comparison tables, sweep plots).
-METRIC_LABELS: dict[str, str] = {
-    "acc": "ACC",
-    "nmi": "NMI",
-    "ari": "ARI",
-    "ami": "AMI",
-    "purity": "purity",
-    "f_measure": "F-measure",
-    "pair_f1": "pair F1",
-    "sre": "SRE",
-    "conn_min": "CONN (min)",
-    "conn_mean": "CONN (mean)",
-    "sparsity": "non-zeros per point",
-    "seconds": "seconds",
-}

@@ -16,10 +16,10 @@ import numpy as np
 import streamlit as st
 
 from dashboard.analysis import objects
-from dashboard.analysis import partition as tables
 from dashboard.analysis.conventions import Conventions
 from dashboard.analysis.objects import AffinityAnalysis, Analysis, PartitionAnalysis
 from dashboard.session.state import Input
+from metrics_core.evaluation import mean_std, mean_std_caption
 
 _CACHE = {"show_spinner": False, "max_entries": 64}
 
@@ -150,16 +150,16 @@ def comparison(
         {"prediction": name, **{k: r.get(k) for k in keys}} for name, r in results.items()
     ]
     if runs and len(results) > 1:
-        ms = tables.mean_std(list(results.values()), keys)
-        rows.append({"prediction": "mean", **{k: ms[k]["mean"] for k in ms}})
-        rows.append({"prediction": "std", **{k: ms[k]["std"] for k in ms}})
+        ms = mean_std(list(results.values()), keys)
+        rows.append({"prediction": "mean", **{k: ms[k].mean for k in ms}})
+        rows.append({"prediction": "std", **{k: ms[k].std for k in ms}})
     return rows
 
 
 def mean_pm_std(results: dict[str, dict[str, Any]], keys: list[str]) -> dict[str, str]:
     """``"0.812 ± 0.021"`` per key over the predictions."""
-    ms = tables.mean_std(list(results.values()), keys)
-    return {k: f"{v['mean']:.3f} ± {v['std']:.3f}" for k, v in ms.items()}
+    ms = mean_std(list(results.values()), keys)
+    return {k: f"{v.mean:.3f} ± {v.std:.3f}" for k, v in ms.items()}
 
 
 def exports(
@@ -174,10 +174,13 @@ def exports(
     payload: dict[str, Any] = {"context": context, "predictions": results}
     if runs and len(results) > 1:
         keys = sorted({k for r in results.values() for k in r})
-        ms = tables.mean_std(list(results.values()), keys)
-        payload["mean_std"] = ms
-        rows.append({"prediction": "mean", **{k: v["mean"] for k, v in ms.items()}})
-        rows.append({"prediction": "std", **{k: v["std"] for k, v in ms.items()}})
+        ms = mean_std(list(results.values()), keys)
+        payload["mean_std"] = {
+            "caption": mean_std_caption(len(results)),
+            **{k: {"mean": v.mean, "std": v.std, "n": v.n} for k, v in ms.items()},
+        }
+        rows.append({"prediction": "mean", **{k: v.mean for k, v in ms.items()}})
+        rows.append({"prediction": "std", **{k: v.std for k, v in ms.items()}})
     return export.to_csv(rows), export.to_json(payload)
 
 

@@ -24,9 +24,9 @@ import numpy as np
 import streamlit as st
 
 from dashboard import inputs
-from dashboard.analysis import partition as analysis
 from dashboard.outputs import export
 from dashboard.session.state import Input, sha256
+from metrics_core.evaluation import column_label
 from metrics_core.validation._errors import ClustlensInputError
 
 #: Largest grid the view runs (settings); bigger grids are refused with a message.
@@ -422,7 +422,12 @@ def make_inputs(
 
 # ---------------------------------------------------------------- table helpers
 #: Metrics offered for colouring and plotting, in this order, with display names.
-METRIC_LABELS = analysis.METRIC_LABELS
+#: The metric columns a sweep table offers, in this order; names from the catalogue.
+METRIC_KEYS: tuple[str, ...] = (
+    "acc", "nmi", "ari", "ami", "purity", "f_measure", "pair_f1", "sre", "conn_min",
+    "conn_mean", "sparsity", "seconds",
+)  # fmt: skip
+METRIC_LABELS: dict[str, str] = {k: column_label(k) for k in METRIC_KEYS}
 LOWER_IS_BETTER = ("sre", "sparsity", "seconds")
 
 

@@ -21,9 +21,9 @@ from dashboard.figures._style import (
     plain_all,
     style,
 )
+from metrics_core.evaluation import column_label
 
 METRIC_COLOURS = {"nmi": "#E45756", "ari": "#4C78A8", "ami": "#54A24B"}
-METRIC_NAMES = {"nmi": "NMI", "ari": "ARI", "ami": "AMI"}
 CLASS_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "hexagon")
 
 
@@ -50,7 +50,7 @@ def null_band_figure(
     fig = go.Figure()
     for m in metrics:
         colour = METRIC_COLOURS.get(m, "#6b7280")
-        name = METRIC_NAMES.get(m, m)
+        name = column_label(m)
         fig.add_trace(
             go.Scatter(
                 x=x + x[::-1],

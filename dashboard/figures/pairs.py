@@ -8,16 +8,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dashboard.figures._style import BAD, QUALITATIVE, SEQ_COUNTS, style
+from metrics_core.evaluation import METRICS_BY_KEY
 
-PAIR_SCORES = {
-    "pair_precision": "precision",
-    "pair_recall": "recall",
-    "pair_f1": "F1",
-    "jaccard": "Jaccard",
-    "fmi": "Fowlkes–Mallows",
-    "rand": "Rand index",
-    "ari": "adjusted Rand",
-}
+#: The pair-counting scores shown, in order; their names come from the metric catalogue.
+PAIR_KEYS: tuple[str, ...] = ("pair_precision", "pair_recall", "pair_f1", "jaccard", "fmi",
+                              "rand", "ari")  # fmt: skip
+PAIR_SCORES: dict[str, str] = {k: METRICS_BY_KEY[k].name for k in PAIR_KEYS}
 
 
 def pair_confusion_matrix(tp: int, fp: int, fn: int, tn: int) -> go.Figure:

@@ -149,7 +149,13 @@ def metrics_json_html(results: Mapping[str, Mapping[str, Any]]) -> str:
         }
         for name, m in results.items()
     }
-    text = json.dumps(clean, allow_nan=False).replace("</", "<\\/")
+    # as plotly does for its figure JSON: no character that HTML could read as markup
+    text = (
+        json.dumps(clean, allow_nan=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
     return f"<script type='application/json' id='clustlens-metrics'>{text}</script>"
 
 

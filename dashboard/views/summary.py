@@ -7,17 +7,16 @@ import re
 import streamlit as st
 
 import metrics_core as mc
-from dashboard.analysis import partition as analysis
 from dashboard.analysis.conventions import Conventions
 from dashboard.compute import evaluation as compute
 from dashboard.figures.summary import metrics_compare
 from dashboard.session import state
 from dashboard.session.state import K_AVERAGE, K_NOISE, K_PRESET, NO_PRESET
 from dashboard.ui import widgets as ui
+from metrics_core.evaluation import column_label, mean_std_caption
 
 HEADLINE = ["acc", "nmi", "ari", "sre", "conn_min"]
 COMPARE = ["acc", "nmi", "ami", "ari", "purity", "f_measure", "pair_f1", "sre", "conn_min"]
-LABELS = analysis.METRIC_LABELS
 AVERAGE_METHODS = ["arithmetic", "geometric", "min", "max"]
 NOISE_POLICIES = {
     "keep": "keep (noise label = one cluster, as scikit-learn)",
@@ -62,7 +61,7 @@ def _cards(m: dict, conv: Conventions) -> None:
     cols = st.columns(len(keys))
     info = {i.key: i for i in mc.METRICS}
     for col, k in zip(cols, keys, strict=True):
-        label = LABELS[k]
+        label = column_label(k)
         if k == "nmi":
             label = f"NMI ({conv.average_method})"
         i = info.get(k)
@@ -148,7 +147,7 @@ def render() -> None:
             table = compute.comparison(results, keys, runs)
             st.dataframe(
                 [
-                    {"prediction": r["prediction"], **{LABELS[k]: r.get(k) for k in keys}}
+                    {"prediction": r["prediction"], **{column_label(k): r.get(k) for k in keys}}
                     for r in table
                 ],
                 hide_index=True,
@@ -156,8 +155,14 @@ def render() -> None:
             )
             if runs:
                 pm = compute.mean_pm_std(results, keys)
-                st.text("mean ± std over runs: " + "; ".join(f"{LABELS[k]} {pm[k]}" for k in pm))
-            ui.chart(metrics_compare(results, keys[:6], LABELS), key="summary_compare")
+                st.text(
+                    f"{mean_std_caption(len(results))}: "
+                    + "; ".join(f"{column_label(k)} {pm[k]}" for k in pm)
+                )
+            ui.chart(
+                metrics_compare(results, keys[:6], {k: column_label(k) for k in keys}),
+                key="summary_compare",
+            )
 
         context = {
             "ground_truth": s.truth.name,

@@ -10,7 +10,12 @@ from metrics_core.models._ensc import ensc
 from metrics_core.models._knn import knn_affinity
 from metrics_core.models._lsr import LSRPath, lsr, lsr_objective, lsr_path
 from metrics_core.models._registry import MODELS, ModelSpec, fit_coef, get_model
-from metrics_core.models._spectral import SpectralResult, affinity_from_coef, spectral_clustering
+from metrics_core.models._spectral import (
+    SpectralResult,
+    affinity_from_coef,
+    spectral_clustering,
+    spectral_embedding,
+)
 from metrics_core.models._ssc_omp import ssc_omp
 
 __all__ = [
@@ -31,5 +36,6 @@ __all__ = [
     "lsr_path",
     "normalize_rows",
     "spectral_clustering",
+    "spectral_embedding",
     "ssc_omp",
 ]

@@ -74,38 +74,21 @@ def affinity_from_coef(coef: Any) -> np.ndarray | sp.csr_array:
     return A + A.T
 
 
-def spectral_clustering(
+def spectral_embedding(
     coef: Any,
     n_clusters: int,
     *,
     seed: int = 0,
-    n_init: int = 10,
     dense_below: int = 600,
-) -> SpectralResult:
-    """Cluster the points of a coefficient matrix (rows or columns: ``W`` is symmetric anyway).
+    affinity: str = "coef",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """The Ng–Jordan–Weiss embedding: top eigenvectors of ``D^-1/2 W D^-1/2``, rows normalised.
 
-    Parameters
-    ----------
-    coef : array-like or scipy.sparse matrix of shape (N, N)
-        Coefficient (or affinity) matrix; its absolute values are used.
-    n_clusters : int
-        ``K``, between 1 and ``N``.
-    seed : int
-        Seeds ARPACK's start vector and k-means.
-    n_init : int
-        k-means restarts.
-    dense_below : int
-        Use dense ``eigh`` when ``N`` is below this.
-
-    Returns
-    -------
-    SpectralResult
-
-    Examples
-    --------
-    >>> C = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
-    >>> spectral_clustering(C, 2).labels.tolist() in ([0, 0, 0, 1, 1, 1], [1, 1, 1, 0, 0, 0])
-    True
+    ``affinity="coef"`` builds ``W = |C| + |C|ᵀ`` from a coefficient matrix; ``"precomputed"``
+    takes ``coef`` as a symmetric non-negative affinity W as it is (the same embedding: the
+    normalisation cancels the factor 2). Returns (embedding, eigenvalues in decreasing order,
+    isolated-point mask, solver). Eigenvector signs are fixed (largest entry positive), so the
+    embedding does not depend on the eigensolver's arbitrary sign choice.
     """
     shape = getattr(coef, "shape", None)
     if shape is None or len(shape) != 2 or shape[0] != shape[1]:
@@ -118,7 +101,12 @@ def spectral_clustering(
         raise ClustlensInputError(
             f"number of clusters must be in [1, N] = [1, {n}], got {k}", source="n_clusters"
         )
-    W = affinity_from_coef(coef)
+    if affinity == "coef":
+        W = affinity_from_coef(coef)
+    elif affinity == "precomputed":
+        W = sp.csr_array(coef, dtype=np.float64) if sp.issparse(coef) else np.asarray(coef, float)
+    else:
+        raise ValueError(f"affinity must be 'coef' or 'precomputed', got {affinity!r}")
     deg = np.asarray(W.sum(axis=1)).ravel()
     if not np.all(np.isfinite(deg)):
         raise ClustlensInputError("contains NaN or inf", source="coef")
@@ -159,25 +147,77 @@ def spectral_clustering(
                     vals, vecs = spla.eigsh(
                         sp.csc_array(M), k=k, sigma=1.0 + 1e-3, which="LM", v0=v0, ncv=ncv
                     )
-                return _finish(vals, vecs, k, seed, n_init, isolated, solver)
             else:
                 # A dense product streams the whole N x N matrix per iteration: single precision
                 # halves that traffic; eigenvectors to ~1e-7 are far more than k-means needs.
-                M = M.astype(np.float32)
-                v0 = v0.astype(np.float32)
-            tol = 1e-6 if M.dtype == np.float32 else 1e-10
-            vals, vecs = spla.eigsh(M, k=k, which="LA", v0=v0, ncv=ncv, tol=tol, maxiter=50 * n)
-            vals, vecs = vals.astype(np.float64), vecs.astype(np.float64)
+                M32 = M.astype(np.float32)
+                vals, vecs = spla.eigsh(
+                    M32, k=k, which="LA", v0=v0.astype(np.float32), ncv=ncv, tol=1e-6,
+                    maxiter=50 * n,
+                )  # fmt: skip
+                vals, vecs = vals.astype(np.float64), vecs.astype(np.float64)
         except spla.ArpackNoConvergence:
             solver = "eigh"
             Md = M.toarray() if sp.issparse(M) else M
             vals, vecs = sla.eigh(Md, subset_by_index=[n - k, n - 1], check_finite=False)
-    return _finish(vals, vecs, k, seed, n_init, isolated, solver)
+    order = np.argsort(-vals, kind="stable")
+    vals, vecs = vals[order], vecs[:, order]
+    pivots = np.argmax(np.abs(vecs), axis=0)
+    vecs = vecs * np.sign(vecs[pivots, np.arange(k)])[None, :]
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    emb = vecs / np.where(norms > 0, norms, 1.0)
+    return emb, vals, isolated, solver
+
+
+def spectral_clustering(
+    coef: Any,
+    n_clusters: int,
+    *,
+    seed: int = 0,
+    n_init: int = 10,
+    dense_below: int = 600,
+    affinity: str = "coef",
+) -> SpectralResult:
+    """Cluster the points of a coefficient matrix (rows or columns: ``W`` is symmetric anyway).
+
+    The one spectral clustering of clustlens (the multi-view baselines call it too): the
+    embedding of :func:`spectral_embedding`, then k-means (k-means++, ``n_init`` restarts).
+
+    Parameters
+    ----------
+    coef : array-like or scipy.sparse matrix of shape (N, N)
+        Coefficient matrix (its absolute values are used), or with ``affinity="precomputed"``
+        a symmetric non-negative affinity.
+    n_clusters : int
+        ``K``, between 1 and ``N``.
+    seed : int
+        Seeds ARPACK's start vector and k-means.
+    n_init : int
+        k-means restarts.
+    dense_below : int
+        Use dense ``eigh`` when ``N`` is below this.
+    affinity : {"coef", "precomputed"}
+        How ``coef`` becomes the graph W (see :func:`spectral_embedding`).
+
+    Returns
+    -------
+    SpectralResult
+
+    Examples
+    --------
+    >>> C = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
+    >>> spectral_clustering(C, 2).labels.tolist() in ([0, 0, 0, 1, 1, 1], [1, 1, 1, 0, 0, 0])
+    True
+    """
+    emb, vals, isolated, solver = spectral_embedding(
+        coef, n_clusters, seed=seed, dense_below=dense_below, affinity=affinity
+    )
+    return _finish(emb, vals, int(n_clusters), seed, n_init, isolated, solver)
 
 
 def _finish(
+    emb: np.ndarray,
     vals: np.ndarray,
-    vecs: np.ndarray,
     k: int,
     seed: int,
     n_init: int,
@@ -186,14 +226,6 @@ def _finish(
 ) -> SpectralResult:
     from sklearn.cluster import KMeans
 
-    order = np.argsort(-vals, kind="stable")
-    vals, vecs = vals[order], vecs[:, order]
-    # Fix each eigenvector's sign (largest-magnitude entry positive) so the embedding, and hence
-    # k-means, does not depend on the eigensolver's arbitrary sign choice.
-    pivots = np.argmax(np.abs(vecs), axis=0)
-    vecs = vecs * np.sign(vecs[pivots, np.arange(k)])[None, :]
-    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-    emb = vecs / np.where(norms > 0, norms, 1.0)
     km = KMeans(n_clusters=k, n_init=n_init, random_state=seed).fit(emb)
     return SpectralResult(
         labels=km.labels_.astype(np.int64),

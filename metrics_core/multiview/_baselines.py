@@ -4,10 +4,11 @@ of the views' graphs (SC_avg)."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import csr_matrix, diags
-from scipy.sparse.linalg import eigsh
-from sklearn.cluster import KMeans
+from scipy.sparse import csr_matrix
 from sklearn.neighbors import kneighbors_graph
+
+from metrics_core.models._spectral import spectral_clustering as _spectral
+from metrics_core.models._spectral import spectral_embedding as _embed
 
 KNN_GRID: tuple[int, ...] = tuple(range(5, 61, 5))  # the paper's 5, 10, ..., 60
 
@@ -37,7 +38,10 @@ def knn_graph(X: np.ndarray, n_neighbors: int) -> csr_matrix:
 
 
 def spectral_embedding(W, n_clusters: int, *, seed: int = 0) -> np.ndarray:
-    """Ng-Jordan-Weiss embedding: top eigenvectors of ``D^{-1/2} W D^{-1/2}``, rows normalised.
+    """Ng-Jordan-Weiss embedding of an affinity W, rows normalised (the models' one embedding).
+
+    :func:`metrics_core.models.spectral_embedding` with ``affinity="precomputed"``; graphs of at
+    most 500 points are solved densely (``dense_below=501``), as this baseline always did.
 
     Parameters
     ----------
@@ -51,29 +55,20 @@ def spectral_embedding(W, n_clusters: int, *, seed: int = 0) -> np.ndarray:
     -------
     numpy.ndarray of shape (n, n_clusters)
     """
-    W = csr_matrix(W)
-    n = W.shape[0]
-    deg = np.asarray(W.sum(axis=1)).ravel()
-    dinv = diags(1.0 / np.sqrt(np.maximum(deg, 1e-12)))
-    M = dinv @ W @ dinv
-    if n <= 500:
-        vecs = np.linalg.eigh(M.toarray())[1]
-        vecs = vecs[:, -n_clusters:]
-    else:
-        v0 = np.random.default_rng(seed).standard_normal(n)
-        vecs = eigsh(M, k=n_clusters, which="LA", v0=v0)[1]
-    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-    return vecs / np.maximum(norms, 1e-12)
+    return _embed(W, n_clusters, seed=seed, dense_below=501, affinity="precomputed")[0]
 
 
 def kmeans_labels(E: np.ndarray, n_clusters: int, *, seed: int, n_init: int = 10) -> np.ndarray:
     """k-means (k-means++ init, ``n_init`` restarts, best inertia) on the embedding rows."""
+    from sklearn.cluster import KMeans
+
     km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=seed)
     return km.fit_predict(E)
 
 
 def spectral_clustering(W, n_clusters: int, *, seed: int = 0, n_init: int = 10) -> np.ndarray:
-    """Spectral clustering of a graph: NJW embedding then k-means.
+    """Spectral clustering of a graph: :func:`metrics_core.models.spectral_clustering` on the
+    affinity as given (``affinity="precomputed"``, ``dense_below=501``); returns the labels.
 
     Examples
     --------
@@ -81,9 +76,9 @@ def spectral_clustering(W, n_clusters: int, *, seed: int = 0, n_init: int = 10) 
     >>> spectral_clustering(W, 2, seed=0).tolist() in ([0, 0, 0, 1, 1, 1], [1, 1, 1, 0, 0, 0])
     True
     """
-    return kmeans_labels(
-        spectral_embedding(W, n_clusters, seed=seed), n_clusters, seed=seed, n_init=n_init
-    )
+    return _spectral(
+        W, n_clusters, seed=seed, n_init=n_init, dense_below=501, affinity="precomputed"
+    ).labels
 
 
 def average_graph(graphs: list) -> csr_matrix:

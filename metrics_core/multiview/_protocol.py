@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from metrics_core.evaluation import LatexCell, best_rows, column_label, mean_std, to_latex
 from metrics_core.multiview._baselines import (
     KNN_GRID,
     average_graph,
@@ -23,16 +24,10 @@ from metrics_core.multiview._ssf import scale_features, ssf_fit
 METRIC_KEYS: tuple[str, ...] = ("acc", "nmi", "purity", "f_measure", "pair_f1", "ari")
 """Metrics of the tables (keys of :func:`metrics_core.evaluate`)."""
 
-METRIC_LABELS: dict[str, str] = {
-    "acc": "Acc",
-    "nmi": "NMI",
-    "purity": "Purity",
-    "f_measure": "F (class-wt.)",
-    "pair_f1": "F (pairs)",
-    "ari": "ARI",
-}
-"""Column headings: ``f_measure`` is the class-weighted best-match F-measure, ``pair_f1`` the F1
-of pair counting (the seed's Eq. 26-27 "F-score" is the pair-counting one)."""
+METRIC_LABELS: dict[str, str] = {k: column_label(k) for k in METRIC_KEYS}
+"""Column headings, from the metric catalogue (the one table of short names): ``f_measure`` is
+the class-weighted best-match F-measure (the seed paper's "F-score"), ``pair_f1`` the F1 of pair
+counting."""
 
 DEFAULT_SSF = {"alpha": 10.0, "beta": 1e-3, "gamma": 6.0, "max_iter": 30, "tol": 1e-6}
 
@@ -57,7 +52,8 @@ class ProtocolResult:
     runs : pandas.DataFrame
         One row per (method, run): ``method, run, seed, setting`` and the metrics.
     table : pandas.DataFrame
-        One row per method: ``<metric>_mean`` and ``<metric>_std`` (population std, ``ddof=0``).
+        One row per method: ``<metric>_mean`` and ``<metric>_std`` (sample std, ``ddof = 1``,
+        :data:`metrics_core.evaluation.STD_DDOF`; 0 for a single run).
     sweep : pandas.DataFrame
         Every k-NN size tried by the SC baselines (method, n_neighbors, run, metrics); the
         reported row per method is the size with the best mean Acc.
@@ -116,48 +112,35 @@ class ProtocolResult:
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
-    """Mean and (population) std of every metric per method, in order of first appearance.
+    """Mean and sample std (``ddof = 1``; 0 for one run) of every metric per method, in order of
+    first appearance: :func:`metrics_core.evaluation.mean_std` per method.
 
     Examples
     --------
     >>> runs = pd.DataFrame({"method": ["a", "a"], **{k: [0.5, 1.0] for k in METRIC_KEYS}})
-    >>> summarise(runs).loc["a", ["acc_mean", "acc_std"]].tolist()
-    [0.75, 0.25]
+    >>> [round(v, 6) for v in summarise(runs).loc["a", ["acc_mean", "acc_std"]].tolist()]
+    [0.75, 0.353553]
     """
     order = list(dict.fromkeys(runs["method"]))
-    g = runs.groupby("method", sort=False)[list(METRIC_KEYS)]
-    mean, std = g.mean(), g.std(ddof=0)
-    cols = {}
-    for k in METRIC_KEYS:
-        cols[f"{k}_mean"] = mean[k]
-        cols[f"{k}_std"] = std[k]
-    table = pd.DataFrame(cols).loc[order]
+    rows = {}
+    for method in order:
+        group = runs[runs["method"] == method][list(METRIC_KEYS)].to_dict("records")
+        stats = mean_std(group, METRIC_KEYS)
+        row = {}
+        for k in METRIC_KEYS:
+            ms = stats.get(k)
+            row[f"{k}_mean"] = ms.mean if ms else float("nan")
+            row[f"{k}_std"] = ms.std if ms else float("nan")
+        rows[method] = row
+    table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "method"
     return table
 
 
-def _latex_escape(text: str) -> str:
-    for a, b in (
-        ("\\", r"\textbackslash{}"),
-        ("&", r"\&"),
-        ("%", r"\%"),
-        ("$", r"\$"),
-        ("#", r"\#"),
-        ("_", r"\_"),
-        ("{", r"\{"),
-        ("}", r"\}"),
-        ("~", r"\~{}"),
-        ("^", r"\^{}"),
-    ):
-        text = text.replace(a, b) if a != "\\" else text.replace(a, "\x00")
-    return text.replace("\x00", r"\textbackslash{}")
-
-
 def latex_table(table: pd.DataFrame, *, digits: int = 4, caption: str = "") -> str:
-    r"""Render a :func:`summarise` table as a booktabs ``tabular`` (mean $\pm$ std).
+    r"""Render a :func:`summarise` table with the project's one LaTeX writer (mean $\pm$ std).
 
-    The best mean of every metric column (all higher-is-better) is set in ``\textbf``; ties at
-    the printed precision are all bold.
+    The best mean of every metric column is set in ``\textbf`` (ties all bold).
 
     Examples
     --------
@@ -167,30 +150,28 @@ def latex_table(table: pd.DataFrame, *, digits: int = 4, caption: str = "") -> s
     (True, True)
     """
     metrics = [k for k in METRIC_KEYS if f"{k}_mean" in table.columns]
-    lines = []
-    if caption:
-        lines += [r"\begin{table}[t]", r"\centering", rf"\caption{{{_latex_escape(caption)}}}"]
-    lines.append(r"\begin{tabular}{l" + "c" * len(metrics) + "}")
-    lines.append(r"\toprule")
-    lines.append(
-        " & ".join(["Method"] + [_latex_escape(METRIC_LABELS[k]) for k in metrics]) + r" \\"
-    )
-    lines.append(r"\midrule")
-    best = {k: round(float(table[f"{k}_mean"].max()), digits) for k in metrics}
+    bold = {
+        k: best_rows([float(table.loc[m, f"{k}_mean"]) for m in table.index], "higher")
+        for k in metrics
+    }
+    rows = []
     for method, row in table.iterrows():
-        cells = [_latex_escape(str(method))]
+        cells: dict[str, Any] = {"method": str(method)}
         for k in metrics:
-            m, s = float(row[f"{k}_mean"]), float(row[f"{k}_std"])
-            cell = f"{m:.{digits}f} $\\pm$ {s:.{digits}f}"
-            if round(m, digits) == best[k]:
-                cell = rf"\textbf{{{cell}}}"
-            cells.append(cell)
-        lines.append(" & ".join(cells) + r" \\")
-    lines.append(r"\bottomrule")
-    lines.append(r"\end{tabular}")
-    if caption:
-        lines.append(r"\end{table}")
-    return "\n".join(lines) + "\n"
+            m, sd = float(row[f"{k}_mean"]), float(row[f"{k}_std"])
+            cells[k] = LatexCell(f"{m:.{digits}f} $\\pm$ {sd:.{digits}f}")
+        rows.append(cells)
+    return (
+        to_latex(
+            rows,
+            ["method", *metrics],
+            headers={"method": "Method", **METRIC_LABELS},
+            digits=digits,
+            bold=bold,
+            caption=caption or None,
+        )
+        + "\n"
+    )
 
 
 def run_protocol(
