@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import struct
-import zipfile
+import zlib
 from pathlib import Path
 
 import h5py
@@ -68,21 +68,55 @@ def npz_with_pickled_member() -> bytes:
     return buf.getvalue()
 
 
+def _deflate_full_flush(data: bytes) -> bytes:
+    # A raw deflate chunk ending on a full flush: byte-aligned, no back-references, so copies of
+    # it can follow each other and still decode (that is what makes a huge bomb cheap to build).
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush(zlib.Z_FULL_FLUSH)
+
+
 def zip_bomb_npz(uncompressed_bytes: int) -> bytes:
-    """An .npz whose single member inflates to ``uncompressed_bytes`` of zeros."""
+    """An .npz whose single member really inflates to ``uncompressed_bytes`` (a float64 array of
+    zeros): a valid zip64 archive with the true sizes and CRC, built in about a second from one
+    compressed MiB of zeros repeated, instead of compressing gigabytes."""
+    mib = 1 << 20
     n = uncompressed_bytes // 8
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        with zf.open("C.npy", "w", force_zip64=True) as fh:
-            np.lib.format.write_array_header_1_0(
-                fh, {"descr": "<f8", "fortran_order": False, "shape": (n,)}
-            )
-            block = bytes(1 << 20)
-            left = n * 8
-            while left > 0:
-                fh.write(block[: min(left, len(block))])
-                left -= len(block)
-    return buf.getvalue()
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f8", "fortran_order": False, "shape": (n,)}
+    )
+    head = header.getvalue()
+    body = n * 8
+    whole, rest = divmod(body, mib)
+    zeros = bytes(mib)
+    block = _deflate_full_flush(zeros)
+    parts = [_deflate_full_flush(head), block * whole, _deflate_full_flush(bytes(rest))]
+    final = zlib.compressobj(9, zlib.DEFLATED, -15)
+    parts.append(final.compress(b"") + final.flush())
+    data = b"".join(parts)
+    crc = zlib.crc32(head)
+    for _ in range(whole):
+        crc = zlib.crc32(zeros, crc)
+    crc = zlib.crc32(bytes(rest), crc)
+    size = len(head) + body
+    name = b"C.npy"
+    dos_time, dos_date = 0, (2020 - 1980) << 9 | 1 << 5 | 1
+    local_extra = struct.pack("<HHQQ", 1, 16, size, len(data))
+    local = struct.pack(
+        "<IHHHHHIIIHH", 0x04034B50, 45, 0, 8, dos_time, dos_date, crc, 0xFFFFFFFF,
+        0xFFFFFFFF, len(name), len(local_extra),
+    ) + name + local_extra  # fmt: skip
+    central_extra = struct.pack("<HHQQQ", 1, 24, size, len(data), 0)
+    central = struct.pack(
+        "<IHHHHHHIIIHHHHHII", 0x02014B50, 45, 45, 0, 8, dos_time, dos_date, crc, 0xFFFFFFFF,
+        0xFFFFFFFF, len(name), len(central_extra), 0, 0, 0, 0, 0xFFFFFFFF,
+    ) + name + central_extra  # fmt: skip
+    cd_offset = len(local) + len(data)
+    eocd64_offset = cd_offset + len(central)
+    eocd64 = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, 1, 1, len(central), cd_offset)
+    locator = struct.pack("<IIQI", 0x07064B50, 0, eocd64_offset, 1)
+    eocd = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(central), 0xFFFFFFFF, 0)
+    return local + data + central + eocd64 + locator + eocd
 
 
 def many_members_npz(n: int) -> bytes:

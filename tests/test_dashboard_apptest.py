@@ -28,8 +28,6 @@ PAGES = {
     ],
 }
 
-pytest.importorskip("metrics_core.io.worker", reason="uploads are parsed by the io worker")
-
 
 def unescape(text: str) -> str:
     """Undo ui.md_escape (backslash before punctuation)."""

@@ -382,20 +382,3 @@ def test_exports_escape_formulas():
     assert ",-0.1" in text  # numbers are not strings: left alone
     payload = json.loads(export.to_json({"name": "+1", "v": float("nan"), "n": np.int64(3)}))
     assert payload == {"name": "'+1", "v": None, "n": 3}
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        "dashboard.analysis.partition",
-        "dashboard.analysis.pooling",
-        "dashboard.figures._style",
-        "dashboard.ui.widgets",
-    ],
-)
-def test_dashboard_doctests(module):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0 and result.attempted > 0

@@ -21,8 +21,6 @@ APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 PAGE = "views/multiview.py"
 FIGURES = {"mv_views", "mv_fused", "mv_weights", "mv_convergence"}
 
-pytest.importorskip("metrics_core.multiview", reason="the multi-view backend is not installed")
-
 
 def unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)

@@ -9,7 +9,6 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.figures.sweep import (
@@ -21,8 +20,6 @@ from dashboard.figures.sweep import (
 
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 PAGE = "views/sweep.py"
-
-pytest.importorskip("metrics_core.sweep", reason="the sweep backend is not installed")
 
 
 def unescape(text: str) -> str:

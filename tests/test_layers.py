@@ -1,0 +1,75 @@
+"""The architecture holds: every module imports, the import-linter contracts are kept, and
+``clustlens evaluate`` runs without Streamlit or Plotly.
+
+A module that cannot be imported fails here (page tests never skip on an import error).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE_SCRIPTS = {"dashboard.app"}  # Streamlit scripts: AppTest runs them
+
+
+def _modules(package: str) -> list[str]:
+    pkg = importlib.import_module(package)
+    names = [package]
+    for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{package}."):
+        if info.name.startswith("dashboard.views") or info.name in PAGE_SCRIPTS:
+            continue
+        if info.name.endswith(".__main__") or info.name.endswith("conftest"):
+            continue
+        names.append(info.name)
+    return names
+
+
+@pytest.mark.parametrize(
+    "module", [m for p in ("metrics_core", "dashboard", "demo_data") for m in _modules(p)]
+)
+def test_every_module_imports(module: str) -> None:
+    importlib.import_module(module)
+
+
+def test_every_page_script_exists_and_is_routed() -> None:
+    from dashboard.app import PAGES
+
+    routed = {rel for pages in PAGES.values() for rel, *_ in pages}
+    on_disk = {
+        f"views/{p.name}"
+        for p in (ROOT / "dashboard" / "views").glob("*.py")
+        if p.stem != "__init__"
+    }
+    assert routed == on_disk
+
+
+def test_import_linter_contracts_are_kept() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command;"
+         "sys.exit(lint_imports_command())"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert "0 broken" in out.stdout
+
+
+def test_clustlens_evaluate_imports_neither_streamlit_nor_plotly(tmp_path) -> None:
+    truth = tmp_path / "t.txt"
+    truth.write_text("1\n1\n2\n2\n")
+    code = (
+        "import sys; from dashboard.cli import main; "
+        f"rc = main(['evaluate', '--true', {str(truth)!r}, '--pred', {str(truth)!r}, '--json']); "
+        "heavy = [m for m in ('streamlit', 'plotly', 'kaleido') if m in sys.modules]; "
+        "print('HEAVY', heavy, file=sys.stderr); sys.exit(rc)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    assert "HEAVY []" in out.stderr
