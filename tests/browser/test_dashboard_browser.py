@@ -148,42 +148,59 @@ def affinity_image(page):
 
 
 # -------------------------------------------------------------------------------------- demo
-def test_demo_cold_start_and_every_view(page, streamlit_server) -> None:
-    """The app opens with the demo; every view renders, draws its charts, shows no exception."""
+@pytest.fixture(scope="module")
+def demo_page(browser, streamlit_server) -> Iterator[object]:
+    """One browser session on the demo, opened cold (its timing printed); the view tests below
+    visit the pages in it one by one, as a person clicking through the sidebar would."""
+    context, blocked = offline_context(browser, allow_prefix=streamlit_server.url)
+    page = context.new_page()
+    page.external_requests = blocked
+    page.js_errors = []
+    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
     t_run, t_drawn = open_first_view(page, streamlit_server.url)
     record_timing("navigation to first view: script run finished (cold start)", t_run)
     record_timing("navigation to first view: every chart drawn (cold start, target < 5 s)", t_drawn)
-    assert_no_exception(page)
-    save_full_page(page, "first_view")
+    try:
+        yield page
+    finally:
+        context.close()
 
-    titles = nav_titles(page)
-    assert titles, "no page links in the sidebar navigation"
-    for missing in [v for v in KNOWN_VIEWS if v not in titles]:
-        print(f"[views] {missing}: not in the app yet, skipped")
-    for i, title in enumerate(titles):
-        seconds = open_view(page, title)
-        if i > 0:  # the first one is the view the app opened on
-            record_timing(f"view {title} (demo)", seconds)
-        check_view(page, title)
-        save_full_page(page, slug(title))
-        tabs = tab_labels(page)
+
+def test_demo_opens_with_every_view_in_the_navigation(demo_page) -> None:
+    assert_no_exception(demo_page)
+    save_full_page(demo_page, "first_view")
+    titles = nav_titles(demo_page)
+    assert titles == KNOWN_VIEWS, titles
+
+
+@pytest.mark.parametrize("title", KNOWN_VIEWS)
+def test_demo_view_renders_and_draws(demo_page, title) -> None:
+    """Each view renders, draws its charts and shows no exception."""
+    seconds = open_view(demo_page, title)
+    record_timing(f"view {title} (demo)", seconds)
+    check_view(demo_page, title)
+    save_full_page(demo_page, slug(title))
+
+
+def test_demo_tabs_render(demo_page) -> None:
+    """Every tab of every view that has tabs (Learn) renders without an exception."""
+    for title in KNOWN_VIEWS:
+        open_view(demo_page, title)
+        tabs = tab_labels(demo_page)
         for label in tabs[1:]:  # the first tab is already shown
-            seconds = open_tab(page, label)
+            seconds = open_tab(demo_page, label)
             record_timing(f"view {title}, tab {label} (demo)", seconds)
-            assert_no_exception(page)
-            save_full_page(page, f"{slug(title)}__{slug(label)}")
+            assert_no_exception(demo_page)
+            save_full_page(demo_page, f"{slug(title)}__{slug(label)}")
         if tabs:
-            open_tab(page, tabs[0])
-    if page.external_requests:  # judged by test_no_request_leaves_the_machine
-        print(f"[network] blocked requests to other hosts: {sorted(set(page.external_requests))}")
+            open_tab(demo_page, tabs[0])
 
 
-def test_no_request_leaves_the_machine(page, streamlit_server) -> None:
+def test_no_request_leaves_the_machine(demo_page) -> None:
     """The dashboard works offline: no view asks another host for anything (fonts, icons,
-    MathJax, telemetry). Every such request is blocked by the fixture and listed here."""
-    open_first_view(page, streamlit_server.url)
-    for title in nav_titles(page):
-        open_view(page, title)
+    MathJax, telemetry). Every request of the demo session (every view visited above) went
+    through the blocking fixture and is listed here."""
+    page = demo_page
     assert page.external_requests == [], (
         "the dashboard requested other hosts (blocked here; an offline user sees them fail): "
         f"{sorted(set(page.external_requests))}"
