@@ -19,6 +19,7 @@ from dashboard.cli import _report as cli_report
 from dashboard.figures.panels import report_figures
 from dashboard.outputs import export, report
 from dashboard.ui import presentation
+from metrics_core import evaluation
 
 PLOTLY_JS = plotly.offline.get_plotlyjs()
 # anything the browser would fetch: src/href/url()/@import to http(s) or protocol-relative
@@ -104,8 +105,8 @@ def test_latex_mean_std_is_compile_shaped_with_best_in_bold():
         "LSR {v2} #1 ~x^2 \\ok": [{"acc": 0.90, "ari": 0.55, "clustering_error": 0.10}],
     }
     keys = ["acc", "ari", "clustering_error"]
-    tex, rows = export.mean_std_table(results, keys, caption="Results on 50% of $data")
-    assert export.braces_balanced(tex)
+    tex, rows = evaluation.mean_std_table(results, keys, caption="Results on 50% of $data")
+    assert evaluation.braces_balanced(tex)
     lines = tex.splitlines()
     for rule in (r"\toprule", r"\midrule", r"\bottomrule"):
         assert lines.count(rule) == 1
@@ -127,10 +128,10 @@ def test_latex_mean_std_is_compile_shaped_with_best_in_bold():
 
 
 def test_single_run_latex_marks_the_best_prediction():
-    tex = export.metrics_latex({"a": {"acc": 0.7, "ari": 0.2}, "b": {"acc": 0.8, "ari": 0.1}},
+    tex = evaluation.metrics_latex({"a": {"acc": 0.7, "ari": 0.2}, "b": {"acc": 0.8, "ari": 0.1}},
                                ["acc", "ari"])  # fmt: skip
     assert r"b & \textbf{0.800} & 0.100 \\" in tex and r"a & 0.700 & \textbf{0.200} \\" in tex
-    assert export.braces_balanced(tex)
+    assert evaluation.braces_balanced(tex)
 
 
 def test_presentation_css_and_dark_figures():
@@ -187,10 +188,15 @@ def test_cli_report_exits_2_on_bad_input(tmp_path, small_inputs, capsys):
         _args(tmp_path, true=tmp_path / "y.txt", pred=[tmp_path / "y.txt"],
               out=tmp_path / "nodir" / "r.html"),
     ]  # fmt: skip
+    from dashboard.cli import main
+
     for a in bad:
-        assert a.func(a) == 2
+        argv = ["report", "--out", a.out, "--quiet", "--true", a.true]
+        argv += [x for p in a.pred for x in ("--pred", p)]
+        argv += ["--coef", a.coef] if a.coef else []
+        assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and err.count("clustlens report: error:") == len(bad)
+    assert "Traceback" not in err and err.count("clustlens: error:") == len(bad)
     assert not (tmp_path / "r.html").exists()
 
 

@@ -8,28 +8,17 @@
 Takes the same inputs and conventions as ``clustlens evaluate`` and the dashboard's pages, builds
 the same :class:`~dashboard.analysis.objects.Analysis` as the dashboard (with the same
 functions) and writes it with the same report builder as the dashboard's download. A sparse C
-stays sparse. Exit codes: 0 on success, 2 on bad input (one message on stderr, no traceback).
+stays sparse. Exit codes: 0 on success, 2 on bad input (one message on stderr, no traceback;
+the command line's own handler in :func:`metrics_core.cli.main`).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from metrics_core.cli._inputs import add_convention_arguments, add_input_arguments, load_inputs
 from metrics_core.validation._errors import ClustlensInputError
-
-
-def _run(args: argparse.Namespace) -> int:
-    try:
-        return _build(args)
-    except ClustlensInputError as exc:
-        print(f"clustlens report: error: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, MemoryError, ValueError) as exc:
-        print(f"clustlens report: error: {exc}", file=sys.stderr)
-        return 2
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -116,4 +105,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--title", default="clustlens report", help="report title")
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_build)

@@ -1,5 +1,5 @@
-"""Exports that carry a result to collaborators and papers: figures as PNG/SVG, tables as CSV,
-JSON and LaTeX (booktabs), several runs as mean ± std with the best per column in bold.
+"""Exports that carry a result to collaborators and papers: figures as PNG/SVG, tables as CSV and
+JSON (LaTeX tables and mean ± std come from :mod:`metrics_core.evaluation`, the one writer).
 
 UI-free. Static figures go through kaleido 1.x, which drives a Chrome/Chromium over the DevTools
 protocol: we point it at the system's browser (``$BROWSER_PATH``, else ``chromium`` /
@@ -13,8 +13,6 @@ Examples
 --------
 >>> escape_cell("=1+1"), escape_cell("run 1"), escape_cell(-0.5)
 ("'=1+1", 'run 1', -0.5)
->>> latex_escape("50% of a_b & {c}")
-'50\\\\% of a\\\\_b \\\\& \\\\{c\\\\}'
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ import atexit
 import csv
 import io
 import json
-import math
 import os
 import shutil
 import threading
@@ -32,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from metrics_core.evaluation import plain_value
 
 # ------------------------------------------------------------------------- CSV / JSON
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -44,14 +43,6 @@ def escape_cell(value: Any) -> Any:
     """
     if isinstance(value, str) and value.startswith(_FORMULA_START):
         return "'" + value
-    return value
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
     return value
 
 
@@ -74,7 +65,7 @@ def to_csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = No
     for r in rows:
         out = []
         for c in cols:
-            v = _plain(r.get(c, ""))
+            v = plain_value(r.get(c, ""))
             out.append("" if v is None else escape_cell(v))
         w.writerow(out)
     return buf.getvalue()
@@ -90,41 +81,14 @@ def to_json(payload: Any) -> str:
             return [clean(v) for v in x]
         if isinstance(x, np.ndarray):
             return [clean(v) for v in x.tolist()]
-        x = _plain(x)
+        x = plain_value(x)
         return escape_cell(x)
 
     return json.dumps(clean(payload), indent=2, ensure_ascii=False, allow_nan=False)
 
 
-# ------------------------------------------------------------------------- LaTeX
-# One LaTeX writer and one mean ± std for the whole project: metrics_core.evaluation's.
-from metrics_core.evaluation import (  # noqa: E402
-    LatexCell,
-    MeanStd,
-    best_rows,
-    braces_balanced,
-    latex_escape,
-    mean_std,
-    mean_std_table,
-    metrics_latex,
-    to_latex,
-)
-
-__all__ = [
-    "LatexCell",
-    "MeanStd",
-    "best_rows",
-    "braces_balanced",
-    "escape_cell",
-    "export_rows",
-    "latex_escape",
-    "mean_std",
-    "mean_std_table",
-    "metrics_latex",
-    "to_csv",
-    "to_json",
-    "to_latex",
-]
+# LaTeX tables and mean ± std: metrics_core.evaluation (to_latex, mean_std_table, ...), the one
+# writer of the project; this module only adds the formats of the dashboard (CSV, JSON, images).
 
 
 # ------------------------------------------------------------------------- figures

@@ -34,6 +34,7 @@ from dashboard.figures.pairs import pair_confusion_matrix  # noqa: E402
 from dashboard.outputs import export, report  # noqa: E402
 from dashboard.ui import presentation  # noqa: E402
 from dashboard.ui import widgets as ui  # noqa: E402
+from metrics_core.evaluation import metrics_latex  # noqa: E402
 from metrics_core.validation._errors import ClustlensInputError  # noqa: E402
 
 K_BASE = "learn_table"
@@ -202,7 +203,7 @@ def _table_exports(values: dict) -> None:
                        key="learn_csv")  # fmt: skip
     c2.download_button("JSON", export.to_json(values), "learn_metrics.json", "application/json",
                        key="learn_json")  # fmt: skip
-    tex = export.metrics_latex({"this table": values}, keys, headers=dict(HEADLINE))
+    tex = metrics_latex({"this table": values}, keys, headers=dict(HEADLINE))
     c3.download_button("LaTeX (booktabs)", tex, "learn_metrics.tex", "text/x-tex",
                        key="learn_tex")  # fmt: skip
 

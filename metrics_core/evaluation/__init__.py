@@ -25,6 +25,7 @@ from metrics_core.evaluation._tables import (
     mean_std_caption,
     mean_std_table,
     metrics_latex,
+    plain_value,
     to_latex,
 )
 
@@ -46,5 +47,6 @@ __all__ = [
     "mean_std_table",
     "metrics_latex",
     "partition_metrics",
+    "plain_value",
     "to_latex",
 ]

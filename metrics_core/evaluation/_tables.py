@@ -30,7 +30,14 @@ def mean_std_caption(n_runs: int) -> str:
     return f"mean ± sample standard deviation (ddof = {STD_DDOF}) over {n_runs} runs"
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds; NaN and inf as ``None`` (for CSV, JSON, TeX).
+
+    Examples
+    --------
+    >>> plain_value(np.float64(0.5)), plain_value(float("nan"))
+    (0.5, None)
+    """
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -88,7 +95,7 @@ def latex_escape(text: object) -> str:
 
 
 def _fmt(v: Any, digits: int) -> str:
-    v = _plain(v)
+    v = plain_value(v)
     if v is None or v == "":
         return "--"
     if isinstance(v, bool):
@@ -133,7 +140,7 @@ def to_latex(
     aligns = []
     for c in columns:
         numeric = all(
-            isinstance(_plain(r.get(c)), (int, float)) and not isinstance(r.get(c), bool)
+            isinstance(plain_value(r.get(c)), (int, float)) and not isinstance(r.get(c), bool)
             for r in rows
             if r.get(c) not in (None, "")
         )
@@ -203,7 +210,8 @@ def mean_std(runs: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> dict[str
     out = {}
     for k in keys:
         vals = np.array(
-            [float(r[k]) for r in runs if isinstance(_plain(r.get(k)), (int, float))], dtype=float
+            [float(r[k]) for r in runs if isinstance(plain_value(r.get(k)), (int, float))],
+            dtype=float,
         )
         vals = vals[np.isfinite(vals)]
         if vals.size:
@@ -301,7 +309,7 @@ def metrics_latex(
 
 
 def _num(v: Any) -> float | None:
-    v = _plain(v)
+    v = plain_value(v)
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 

@@ -63,24 +63,25 @@ def check_coef(
     return out
 
 
+def _refuse_above(values: Any, limit: float, what: str, why: str, name: str) -> None:
+    big = float(np.abs(values).max()) if values.size else 0.0
+    if big > limit:
+        raise ClustlensInputError(
+            f"{what} magnitude {big:.3g} is too large: {why} would overflow float64 (the largest "
+            f"usable magnitude here is {limit:.3g}); rescale it",
+            source=name,
+        )
+
+
 def check_coef_magnitude(c: np.ndarray | sp.csr_array, name: str = "coef") -> None:
     """Refuse values so large that W = |C| + |C|ᵀ or its row sums would overflow float64.
 
     A sum of at most 2N terms each below ``finfo.max / (2N)`` cannot overflow, so SRE, CONN
     and leakage stay finite (1e308 entries otherwise turn every diagnostic into inf or NaN).
     """
-    n = max(c.shape[0], 1)
+    limit = np.finfo(np.float64).max / (2.0 * max(c.shape[0], 1))
     values = c.data if sp.issparse(c) else c
-    if values.size == 0:
-        return
-    limit = np.finfo(np.float64).max / (2.0 * n)
-    big = float(np.abs(values).max())
-    if big > limit:
-        raise ClustlensInputError(
-            f"coefficient magnitude {big:.3g} is too large: sums of |C| + |C|ᵀ would overflow "
-            f"float64 (the largest usable magnitude for N = {n:,} is {limit:.3g}); rescale C",
-            source=name,
-        )
+    _refuse_above(values, limit, "coefficient", "sums of |C| + |C|ᵀ", name)
 
 
 def check_data_magnitude(x: np.ndarray, name: str = "data") -> None:
@@ -89,17 +90,9 @@ def check_data_magnitude(x: np.ndarray, name: str = "data") -> None:
     Distances, kernels and self-expressive solvers sum d products of entries; below
     ``sqrt(finfo.max / (4 d))`` none of those sums can overflow.
     """
-    if x.size == 0:
-        return
     d = max(x.shape[1] if x.ndim == 2 else 1, 1)
     limit = float(np.sqrt(np.finfo(np.float64).max / (4.0 * d)))
-    big = float(np.abs(x).max())
-    if big > limit:
-        raise ClustlensInputError(
-            f"data magnitude {big:.3g} is too large: inner products would overflow float64 "
-            f"(the largest usable magnitude with {d:,} features is {limit:.3g}); rescale the data",
-            source=name,
-        )
+    _refuse_above(x, limit, "data", "inner products", name)
 
 
 def _check_shape(shape: tuple[int, ...], name: str) -> None:
