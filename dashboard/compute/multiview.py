@@ -21,6 +21,7 @@ from dashboard.analysis import pooling
 from dashboard.compute.sweep import stratified_subset
 from dashboard.outputs import export
 from dashboard.session.state import sha256
+from metrics_core.evaluation import mean_std_caption
 from metrics_core.validation._errors import ClustlensInputError
 
 #: HW points used by default (stratified: 20 per digit): SSF in a few seconds.
@@ -273,7 +274,7 @@ def _protocol(
     return {
         "shown": shown,
         "csv": export.to_csv(csv_rows),
-        "latex": res.to_latex(caption=f"Mean ± std over {runs} runs"),
+        "latex": res.to_latex(caption=mean_std_caption(runs)),
         "runs": runs,
         "knn": list(knn),
     }
