@@ -16,6 +16,7 @@ from dashboard.compute import multiview as cm
 from dashboard.figures.multiview import affinity_panels, convergence_figure, weights_bar
 from dashboard.session import state
 from dashboard.ui import widgets as ui
+from metrics_core.evaluation import mean_std_caption
 
 SOURCES = {
     "hw": "HW: UCI handwritten digits, six views",
@@ -192,8 +193,9 @@ def _protocol_section(s: state.AppState, data: cm.MVData, params: dict[str, Any]
     with st.spinner(f"running the protocol ({cfg['runs']} runs) …"):
         out = cm.protocol(data, runs=cfg["runs"], params=params, knn=KNN_CHOICES[cfg["knn"]][1])
     ui.note(
-        f"{out['runs']} runs (seeds 0..{out['runs'] - 1}); k-NN sizes {out['knn']}; "
-        "F (class-wt.) = class-weighted best-match F-measure, F (pairs) = pair-counting F1"
+        f"{mean_std_caption(out['runs'])} (seeds 0..{out['runs'] - 1}); k-NN sizes "
+        f"{out['knn']}; F-measure = class-weighted best-match F-measure, pair F1 = "
+        "pair-counting F1"
     )
     st.dataframe(out["shown"], hide_index=True, key="mv_table")
     d1, d2, _ = st.columns([1, 1, 3])
