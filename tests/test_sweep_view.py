@@ -103,14 +103,41 @@ def test_stop_keeps_the_finished_settings(monkeypatch):
 
 def test_progress_text_names_setting_elapsed_and_remaining():
     from dashboard.compute.sweep import GridInfo
-    from dashboard.views.sweep import _progress_text
+    from dashboard.compute.sweep_job import progress_text
 
     run = {
         "grid": GridInfo([{"k": 1}, {"k": 2}, {"k": 3}, {"k": 4}], ("k",), {}),
         "rows": {0: {}},
         "seconds": 2.0,
     }
-    assert _progress_text(run) == "setting 1 of 4 · 2.0 s elapsed · ~6 s left"
+    assert progress_text(run) == "setting 1 of 4 · 2.0 s elapsed · ~6 s left"
+
+
+def test_job_advances_in_chunks_keeps_rows_on_stop_and_records_errors(monkeypatch):
+    """The UI-free runner: a chunk returns "more" while settings are pending, a stop keeps the
+    finished rows, a failing setting becomes an error row and the sweep goes on."""
+    from dashboard.compute import sweep as cs
+    from dashboard.compute import sweep_job as job
+    from dashboard.compute.sweep import GridInfo
+
+    def fake_setting(data, model, params, *, seed, n_clusters):
+        if params["k"] == 3:
+            raise ValueError("no solution")
+        return {"k": params["k"], "acc": params["k"] / 10}, None
+
+    monkeypatch.setattr(cs, "run_setting", fake_setting)
+    grid = GridInfo([{"k": k} for k in range(1, 6)], ("k",), {})
+    run = {"grid": grid, "rows": {}, "seconds": 0.0, "status": "running", "errors": [],
+           "data": None, "model": "lsr", "seed": 0, "n_clusters": 0}  # fmt: skip
+    ticks = []
+    assert job.advance(run, -1.0, lambda: ticks.append(job.fraction(run))) == "more"
+    assert list(run["rows"]) == [0] and ticks == [0.2]
+    job.stop(run)
+    assert job.advance(run, 60.0) == "stopped" and list(run["rows"]) == [0]
+    run["status"] = "running"
+    assert job.advance(run, 60.0) == "done" and run["status"] == "done"
+    assert run["rows"][2]["error"] == "no solution" and len(run["errors"]) == 1
+    assert [r["setting"] for r in job.rows({"kind": "grid", **run})] == [0, 1, 2, 3, 4]
 
 
 def test_open_setting_puts_it_into_summary_and_affinity():

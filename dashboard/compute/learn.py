@@ -10,6 +10,34 @@ from dashboard.analysis import explain, null_bands
 from dashboard.analysis import scenarios as ls
 
 
+def names(k: int, c: int) -> tuple[list[str], list[str]]:
+    """Class names A, B, ... and cluster names 1, 2, ... of a k x c teaching table."""
+    classes = [f"class {chr(65 + i)}" if i < 26 else f"class {i + 1}" for i in range(k)]
+    return classes, [f"cluster {j + 1}" for j in range(c)]
+
+
+def matched_table(table: np.ndarray) -> dict:
+    """The table ordered by its optimal one-to-one matching (as on the Contingency page)."""
+    from dashboard.analysis import partition as ordering
+
+    rows, cols = names(*np.asarray(table).shape)
+    return ordering.matched_order(table, rows, cols)
+
+
+def explanations(table: np.ndarray, values: dict, average: str) -> list:
+    """Every metric of the table worked out step by step, with the table's numbers."""
+    rows, cols = names(*np.asarray(table).shape)
+    return explain.explain_all(table, values, average_method=average, classes=rows, clusters=cols)
+
+
+def points_table(
+    classes: np.ndarray, clusters: np.ndarray, average: str
+) -> tuple[np.ndarray, dict]:
+    """The contingency table of the Move-points tab's points and every metric of it."""
+    table = ls.table_of(classes, clusters)
+    return table, table_metrics(table, average)
+
+
 def table_metrics(table: np.ndarray, average: str) -> dict:
     """Every metric of a typed contingency table (small: recomputed as the user types)."""
     return explain.evaluate_table(table, average)

@@ -36,4 +36,18 @@ class MultiviewState:
 
 @dataclass
 class LearnState:
-    """What the Learn page keeps between reruns."""
+    """What the Learn page keeps between reruns.
+
+    ``table``: the contingency table being taught (from a scenario, the editor or the points);
+    ``scenario``: the scenario it came from (``None`` once edited); ``table_version`` and
+    ``points_version`` renew the editor and the scatter widgets when the table or the points are
+    replaced; ``points``: the cluster of each point of the Move-points tab; ``report_html``: the
+    report prepared for download.
+    """
+
+    table: Any = None
+    scenario: str | None = None
+    table_version: int = 0
+    points: Any = None
+    points_version: int = 0
+    report_html: str | None = None

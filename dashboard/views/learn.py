@@ -24,7 +24,6 @@ import streamlit as st  # noqa: E402
 
 import metrics_core as mc  # noqa: E402
 from dashboard.analysis import explain  # noqa: E402
-from dashboard.analysis import partition as analysis  # noqa: E402
 from dashboard.analysis import scenarios as ls  # noqa: E402
 from dashboard.compute import learn as compute_learn  # noqa: E402
 from dashboard.figures import learn as lfig  # noqa: E402
@@ -32,17 +31,14 @@ from dashboard.figures.affinity import conn_bars  # noqa: E402
 from dashboard.figures.contingency import contingency_heatmap  # noqa: E402
 from dashboard.figures.pairs import pair_confusion_matrix  # noqa: E402
 from dashboard.outputs import export, report  # noqa: E402
+from dashboard.session import state  # noqa: E402
+from dashboard.session.pages import LearnState  # noqa: E402
 from dashboard.ui import presentation  # noqa: E402
 from dashboard.ui import widgets as ui  # noqa: E402
 from metrics_core.evaluation import metrics_latex  # noqa: E402
 from metrics_core.validation._errors import ClustlensInputError  # noqa: E402
 
-K_BASE = "learn_table"
-K_VER = "learn_table_version"
-K_SCENARIO = "learn_scenario"
-K_AVERAGE = "learn_average_method"
-K_POINTS = "learn_points_clusters"
-K_PVER = "learn_points_version"
+K_AVERAGE = "learn_average_method"  # the normaliser widget's key
 DEFAULT_SCENARIO = "seed"
 
 HEADLINE = (
@@ -63,36 +59,33 @@ def _fmt(v: float) -> str:
     return "n/a" if not np.isfinite(v) else f"{v:.4f}"
 
 
-def _names(k: int, c: int) -> tuple[list[str], list[str]]:
-    return [f"class {chr(65 + i)}" if i < 26 else f"class {i + 1}" for i in range(k)], [
-        f"cluster {j + 1}" for j in range(c)
-    ]
-
-
 def _chart(fig, key: str, settings: presentation.Settings, **kw):
     del settings  # ui.chart reads the presentation settings itself
     return ui.chart(fig, key=key, **kw)
 
 
-# ----------------------------------------------------------------------------- cached maths
 # ----------------------------------------------------------------------------- state
+def _page() -> LearnState:
+    """The Learn page's typed state, started on the default scenario and the points' start."""
+    page = state.get().learn
+    if page.table is None:
+        page.table = ls.SCENARIOS[DEFAULT_SCENARIO].array()
+        page.scenario = DEFAULT_SCENARIO
+    if page.points is None:
+        page.points = ls.point_set().clusters.copy()
+    st.session_state.setdefault(K_AVERAGE, "arithmetic")
+    return page
+
+
 def _init() -> None:
-    s = st.session_state
-    if K_BASE not in s:
-        s[K_BASE] = ls.SCENARIOS[DEFAULT_SCENARIO].array()
-        s[K_SCENARIO] = DEFAULT_SCENARIO
-        s[K_VER] = 0
-    s.setdefault(K_AVERAGE, "arithmetic")
-    if K_POINTS not in s:
-        s[K_POINTS] = ls.point_set().clusters.copy()
-        s[K_PVER] = 0
+    _page()
 
 
 def _set_table(table: np.ndarray, scenario: str | None) -> None:
-    s = st.session_state
-    s[K_BASE] = np.asarray(table, dtype=np.int64)
-    s[K_SCENARIO] = scenario
-    s[K_VER] = int(s.get(K_VER, 0)) + 1  # a new editor widget, so it shows the new table
+    page = _page()
+    page.table = np.asarray(table, dtype=np.int64)
+    page.scenario = scenario
+    page.table_version += 1  # a new editor widget, so it shows the new table
 
 
 # ----------------------------------------------------------------------------- sections
@@ -108,20 +101,20 @@ def _scenario_buttons() -> None:
     for i, sc in enumerate(ls.SCENARIO_LIST):
         if cols[i % 3].button(sc.name, key=f"scn_{sc.key}", width="stretch"):
             _set_table(sc.array(), sc.key)
-    current = st.session_state.get(K_SCENARIO)
+    current = _page().scenario
     if current in ls.SCENARIOS:
         sc = ls.SCENARIOS[current]
         st.info(f"**{sc.name}.** {sc.explanation[0]}  \n{sc.explanation[1]}")
 
 
 def _table_editor() -> np.ndarray:
-    s = st.session_state
-    base = np.asarray(s[K_BASE], dtype=np.int64)
-    rows, cols = _names(*base.shape)
+    page = _page()
+    base = np.asarray(page.table, dtype=np.int64)
+    rows, cols = compute_learn.names(*base.shape)
     df = pd.DataFrame(base, index=rows, columns=cols)
     edited = st.data_editor(
         df,
-        key=f"learn_editor_{s[K_VER]}",
+        key=f"learn_editor_{page.table_version}",
         width="stretch",
         column_config={
             c: st.column_config.NumberColumn(
@@ -164,8 +157,7 @@ def _table_editor() -> np.ndarray:
 def _matched_heatmap(table: np.ndarray, title: str):
     """The table as a heatmap, clusters reordered so matched pairs sit on the (outlined)
     diagonal, as on the Contingency page."""
-    rows, cols = _names(*table.shape)
-    o = analysis.matched_order(table, rows, cols)
+    o = compute_learn.matched_table(table)
     return contingency_heatmap(
         o["table"],
         o["rows"],
@@ -177,9 +169,7 @@ def _matched_heatmap(table: np.ndarray, title: str):
 
 def _steps(table: np.ndarray, values: dict, average: str) -> None:
     st.subheader("Step by step")
-    rows, cols = _names(*table.shape)
-    for ex in explain.explain_all(table, values, average_method=average, classes=rows,
-                                  clusters=cols):  # fmt: skip
+    for ex in compute_learn.explanations(table, values, average):
         if ex.key == "pair_tp":  # one explanation derives all four cells: name them all
             label = (
                 f"pair confusion over unordered pairs: TP {int(values['pair_tp']):,} · "
@@ -217,10 +207,10 @@ def _report_download(table: np.ndarray, values: dict, figures: list) -> None:
             notes=[f"table: {table.tolist()}"],
             title="clustlens — Learn table",
         )
-        st.session_state["learn_report_html"] = html_text
-    if "learn_report_html" in st.session_state:
+        _page().report_html = html_text
+    if _page().report_html is not None:
         st.download_button("Download report (HTML, opens offline)",
-                           st.session_state["learn_report_html"], "clustlens_learn_report.html",
+                           _page().report_html, "clustlens_learn_report.html",
                            "text/html", key="learn_report_download")  # fmt: skip
 
 
@@ -272,23 +262,23 @@ def _selected_points(event) -> list[int]:
 
 
 def _points_tab(settings: presentation.Settings) -> None:
-    s = st.session_state
+    page = _page()
     ps = ls.point_set()
-    clusters = np.asarray(s[K_POINTS], dtype=np.int64)
+    clusters = np.asarray(page.points, dtype=np.int64)
     class_names = ["class A", "class B", "class C"]
     st.caption(
         "Colour = cluster, shape = true class. Drag a box or a lasso over points, then move them. "
         "Three points of class B start in the wrong cluster."
     )
     fig = lfig.scatter_figure(ps.xy, clusters, ps.classes, class_names=class_names)
-    event = _chart(fig, f"learn_scatter_{s[K_PVER]}", settings, on_select="rerun",
+    event = _chart(fig, f"learn_scatter_{page.points_version}", settings, on_select="rerun",
                    selection_mode=("box", "lasso"))  # fmt: skip
     chosen = _selected_points(event)
     picked = st.multiselect(
         "Selected points (or pick them by number)",
         list(range(len(clusters))),
         default=chosen,
-        key=f"learn_pick_{s[K_PVER]}",
+        key=f"learn_pick_{page.points_version}",
     )
     k = int(clusters.max()) + 1
     options = [f"cluster {j + 1}" for j in range(k)] + ["a new cluster"]
@@ -296,15 +286,16 @@ def _points_tab(settings: presentation.Settings) -> None:
     target = c1.selectbox("Move them to", options, key="learn_target")
     if c2.button(f"Move {len(picked)} point(s)", key="learn_move", disabled=not picked):
         t = None if target == "a new cluster" else options.index(target)
-        s[K_POINTS] = ls.move_points(clusters, picked, t)
-        s[K_PVER] = int(s[K_PVER]) + 1
+        page.points = ls.move_points(clusters, picked, t)
+        page.points_version += 1
         st.rerun()
     if c3.button("Reset points", key="learn_points_reset"):
-        s[K_POINTS] = ps.clusters.copy()
-        s[K_PVER] = int(s[K_PVER]) + 1
+        page.points = ps.clusters.copy()
+        page.points_version += 1
         st.rerun()
-    table = ls.table_of(ps.classes, clusters)
-    values = compute_learn.table_metrics(table, st.session_state.get(K_AVERAGE, "arithmetic"))
+    table, values = compute_learn.points_table(
+        ps.classes, clusters, st.session_state.get(K_AVERAGE, "arithmetic")
+    )
     _metrics_row(values)
     _chart(_matched_heatmap(table, "Contingency of these points"), "learn_points_heat", settings)
     pc = pair_confusion_matrix(

@@ -8,15 +8,13 @@ shows, the Stop button works and finished settings survive a stop or a page swit
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-import numpy as np
 import streamlit as st
 
 from dashboard.compute import sweep as cs
+from dashboard.compute import sweep_job as job
 from dashboard.figures.sweep import (
-    is_log_grid,
     metrics_vs_param,
     param_heatmap,
     tradeoff_figure,
@@ -62,29 +60,6 @@ def _run(s: state.AppState) -> dict[str, Any]:
     if s.sweep.run is None:
         s.sweep.run = _demo_run()
     return s.sweep.run
-
-
-def _rows(run: dict[str, Any]) -> list[dict[str, Any]]:
-    """Finished rows in grid order (bundle rows as scored)."""
-    if run["kind"] == "bundle":
-        return run["rows"]
-    return [run["rows"][i] for i in sorted(run["rows"])]
-
-
-def _swept(run: dict[str, Any]) -> tuple[str, ...]:
-    if run["kind"] == "bundle":
-        rows = run["rows"]
-        names = run["param_names"]
-        return tuple(n for n in names if len({str(r.get(n)) for r in rows}) > 1) or tuple(names)
-    grid = run["grid"]
-    if grid.swept:
-        return grid.swept
-    return tuple(grid.settings[0]) if grid.settings else ()
-
-
-def _log(run: dict[str, Any], name: str, rows: list[dict[str, Any]]) -> bool:
-    flag = run["log"].get(name) if run["kind"] == "bundle" else run["grid"].log.get(name)
-    return bool(flag) or is_log_grid([r.get(name) for r in rows])
 
 
 # ---------------------------------------------------------------- data source widgets
@@ -272,83 +247,28 @@ def _bundle_widgets(s: state.AppState) -> None:
 
 # ---------------------------------------------------------------- running
 def _advance(run: dict[str, Any], box: Any) -> None:
-    """Compute pending settings for about :data:`CHUNK_SECONDS`, then rerun (or finish).
-
-    The Stop button and the progress bar go into ``box`` (above the results)."""
-    n = len(run["grid"].settings)
+    """Run pending settings for about :data:`CHUNK_SECONDS` under a progress bar, then rerun."""
     with box:
         st.button("Stop", key="sw_stop", on_click=_stop, icon=":material/stop:")
-        bar = st.progress(len(run["rows"]) / max(n, 1), text=_progress_text(run))
-    t_chunk = time.perf_counter()
-    pending = [i for i in range(n) if i not in run["rows"]]
-    for i in pending:
-        if run["status"] != "running":
-            return
-        params = run["grid"].settings[i]
-        t0 = time.perf_counter()
-        try:
-            row, _pred = cs.run_setting(
-                run["data"], run["model"], params, seed=run["seed"], n_clusters=run["n_clusters"]
-            )
-            run["rows"][i] = {**row, "setting": i}
-        except Exception as exc:  # one bad setting must not end the sweep
-            label = cs.setting_label(run["model"], params)
-            run["errors"].append(f"{label}: {exc}")
-            run["rows"][i] = {"setting": i, **params, "error": str(exc)}
-        run["seconds"] += time.perf_counter() - t0
-        bar.progress(len(run["rows"]) / max(n, 1), text=_progress_text(run))
-        if time.perf_counter() - t_chunk > CHUNK_SECONDS and len(run["rows"]) < n:
-            st.rerun()
-    run["status"] = "done"
-    st.rerun()
-
-
-def _progress_text(run: dict[str, Any]) -> str:
-    n = len(run["grid"].settings)
-    done = len(run["rows"])
-    el = run["seconds"]
-    rem = el / done * (n - done) if done else float("nan")
-    rem_s = f"~{rem:.0f} s left" if np.isfinite(rem) else "estimating time left"
-    return f"setting {done} of {n} · {el:.1f} s elapsed · {rem_s}"
+        bar = st.progress(job.fraction(run), text=job.progress_text(run))
+    outcome = job.advance(
+        run, CHUNK_SECONDS, lambda: bar.progress(job.fraction(run), text=job.progress_text(run))
+    )
+    if outcome != "stopped":
+        st.rerun()
 
 
 def _stop() -> None:
-    run = state.get().sweep.run
-    if run is not None and run.get("status") == "running":
-        run["status"] = "stopped"
+    job.stop(state.get().sweep.run)
 
 
 # ---------------------------------------------------------------- opening a setting
-def _inputs_for(run: dict[str, Any], pos: int):
-    rows = _rows(run)
-    row = rows[pos]
-    swept = _swept(run)
-    if run["kind"] == "bundle":
-        truth = run["truth"]
-        if truth is None:
-            raise ValueError("a results-only sweep has no labels or C to open")
-        pred = run["preds"][pos]
-        if pred is None:
-            raise ValueError("this setting has no prediction to open")
-        params = {p: row.get(p) for p in run["param_names"]}
-        label = f"{run['name']} " + " ".join(f"{k}={row.get(k)}" for k in swept or params)
-        coef = cs.bundle_coef(run["name"], run["bytes"], truth, run["entry_index"][pos])
-        return cs.make_inputs(label, run["name"], truth.value, pred, coef)
-    params = run["grid"].settings[row["setting"]]
-    data = run["data"]
-    kw = {"seed": run["seed"], "n_clusters": run["n_clusters"]}
-    _row, pred = cs.run_setting(data, run["model"], params, **kw)
-    coef = cs.setting_coef(data, run["model"], params, **kw)
-    label = cs.setting_label(run["model"], params, swept)
-    return cs.make_inputs(label, data.name, data.labels, pred, coef)
-
-
 def _open(pos: int) -> None:
     """Button callback: put the setting's labels, prediction and C into the app state."""
     s = state.get()
     run = s.sweep.run
     try:
-        truth, pred, coef = _inputs_for(run, pos)
+        truth, pred, coef = job.inputs_for(run, pos)
     except Exception as exc:
         s.sweep.message = ("error", f"could not open this setting: {exc}")
         return
@@ -371,13 +291,13 @@ def _open(pos: int) -> None:
 
 # ---------------------------------------------------------------- results
 def _results(run: dict[str, Any], s: state.AppState) -> None:
-    rows_all = _rows(run)
+    rows_all = job.rows(run)
     rows = [r for r in rows_all if "error" not in r]
     if not rows:
         if run["status"] != "running":
             st.info("No finished settings yet.")
         return
-    swept = _swept(run)
+    swept = job.swept(run)
     metrics = cs.available_metrics(rows)
     if not metrics:
         ui.error("the sweep has no metric columns")
@@ -441,7 +361,7 @@ def _results(run: dict[str, Any], s: state.AppState) -> None:
                     param,
                     chosen,
                     others=others,
-                    log_x=_log(run, param, rows),
+                    log_x=job.is_log(run, param, rows),
                     labels=LABELS,
                     best=best,
                 ),
