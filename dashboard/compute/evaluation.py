@@ -131,7 +131,7 @@ def report_html(
     used = [truth, *[p for p in preds if p.n == truth.n]]
     if coef_fits(truth, coef):
         used.append(coef)
-    infos = tuple(report.InputInfo(i.role, i.name, i.sha256, len(i.data)) for i in used)
+    infos = tuple(report.InputInfo(i.role, i.name, i.sha256, i.n_bytes) for i in used)
     key = "|".join([conv.key, active.key, *(i.key for i in used)])
     return _report(key, a, infos)
 

@@ -88,7 +88,9 @@ def _parse_trusted(kind: str, name: str, data: bytes) -> Any:
     return mio.load_labels(data, name=name, kind="pred" if kind == "labels_pred" else "true")
 
 
-@st.cache_data(**_CACHE)
+# cache_resource: the parsed value is shared with the Input (no copy per call), so a C is held
+# once; it is never modified.
+@st.cache_resource(show_spinner=False, max_entries=32)
 def _parse(
     kind: str,
     name: str,
@@ -137,7 +139,8 @@ def build_input(
     return Input(
         role=role,
         name=name,
-        data=data,
+        # the bytes are needed again only to pick another variable or column from them
+        data=data if p.choice_kind else b"",
         sha256=digest,
         value=_finish(role, name, p.value),
         variable=p.variable if p.variable is not None else variable,
@@ -146,6 +149,7 @@ def build_input(
         choice_kind=p.choice_kind,
         notes=p.notes,
         demo=demo,
+        n_bytes=len(data),
     )
 
 
@@ -173,10 +177,11 @@ def from_array(role: str, name: str, value: Any, *, demo: bool = False) -> Input
     return Input(
         role=role,
         name=name,
-        data=data,
+        data=b"",
         sha256=sha256(data),
         value=_finish(role, name, value),
         demo=demo,
+        n_bytes=len(data),
     )
 
 

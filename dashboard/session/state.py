@@ -48,9 +48,11 @@ def sha256(data: bytes) -> str:
 class Input:
     """One loaded file: ground truth, a prediction or a coefficient matrix.
 
-    ``value`` is the parsed array (labels: 1-D ndarray; coef: ndarray or scipy CSR).
-    ``choices`` are the variables (``.mat``/``.npz``) or columns (tables) the user may pick
-    from, ``variable``/``column`` what is in use, ``notes`` one-line normalisation notes.
+    ``value`` is the parsed array (labels: 1-D ndarray; coef: ndarray or scipy CSR), the one
+    copy the session holds (shared with the parse cache, never modified). ``data`` keeps the
+    raw bytes only while the user may still pick another variable or column from them
+    (``choices``); otherwise it is empty and ``n_bytes`` remembers the file's size.
+    ``variable``/``column`` is what is in use, ``notes`` one-line normalisation notes.
     """
 
     role: str
@@ -64,6 +66,7 @@ class Input:
     choice_kind: str = ""
     notes: tuple[str, ...] = ()
     demo: bool = False
+    n_bytes: int = 0
 
     @property
     def key(self) -> str:
