@@ -88,3 +88,33 @@ def test_bool_is_the_integer_it_equals_whatever_else_is_present() -> None:
     assert check_labels(["x", True]).tolist() == ["x", "1"]
     # an all-bool vector keeps its two values
     assert check_labels([True, False, True]).tolist() == [True, False, True]
+
+
+def test_noise_singletons_keep_label_type_and_never_collide() -> None:
+    from metrics_core.partition._contingency import NoiseSingleton
+
+    c = mc.contingency_table([0, 0, 1, 1], [5, 5, -1, -1], noise_policy="singletons")
+    assert c.clusters.tolist() == [5, NoiseSingleton(2), NoiseSingleton(3)]  # 5 stays an int
+    # a real label spelled like a generated name is a different cluster
+    c = mc.contingency_table(
+        [0, 0, 1, 1, 1, 2], ["a", "a", "noise:3", -1, -1, "b"], noise_policy="singletons"
+    )
+    assert "noise:3" in c.clusters.tolist() and NoiseSingleton(3) in c.clusters.tolist()
+    assert c.n_clusters == 5
+    m = mc.best_matching(contingency=c)
+    mapping = m.mapping(c.classes, c.clusters)
+    assert len(mapping) == len(m.class_index)  # one key per matched pair
+
+
+def test_nothing_left_after_excluding_noise_is_refused(tmp_path) -> None:
+    with pytest.raises(mc.ClustlensInputError, match="all 3 predicted labels are noise"):
+        mc.evaluate([0, 1, 1], [-1, -1, -1], noise_policy="exclude")
+    truth, pred = tmp_path / "t.txt", tmp_path / "p.txt"
+    truth.write_text("0\n1\n1\n")
+    pred.write_text("-1\n-1\n-1\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "dashboard.cli", "evaluate", "--true", str(truth), "--pred",
+         str(pred), "--noise-policy", "exclude"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert out.returncode == 2 and "noise" in out.stderr and "Traceback" not in out.stderr

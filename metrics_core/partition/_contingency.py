@@ -108,6 +108,20 @@ def _factorize(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniques, codes.reshape(-1).astype(np.intp, copy=False)
 
 
+@dataclass(frozen=True)
+class NoiseSingleton:
+    """The cluster of one noise point under ``noise_policy="singletons"``: point ``index``.
+
+    A type of its own, so it never equals (or hashes like) a real cluster label, even one
+    spelled ``"noise:3"``; it prints as ``noise:<index>``.
+    """
+
+    index: int
+
+    def __str__(self) -> str:
+        return f"noise:{self.index}"
+
+
 def _is_noise(labels: np.ndarray, noise_labels: Iterable[Any]) -> np.ndarray:
     mask = np.zeros(labels.shape[0], dtype=bool)
     for value in noise_labels:
@@ -162,12 +176,19 @@ def contingency_table(
     noise = _is_noise(p, noise_labels)
     n_noise = int(noise.sum())
     if n_noise and noise_policy == "exclude":
+        if n_noise == p.shape[0]:
+            raise ClustlensInputError(
+                f"all {n_noise:,} predicted labels are noise ({list(noise_labels)}); with "
+                "noise_policy='exclude' no point is left to score. Use 'keep' or 'singletons'",
+                source="labels_pred",
+            )
         keep = ~noise
         t, p = t[keep], p[keep]
     classes, ti = _factorize(t)
     clusters, pi = _factorize(p)
     if n_noise and noise_policy == "singletons":
-        # Noise points become clusters of their own, named "noise:<index>" after the point.
+        # Noise points become clusters of their own. The real clusters keep their labels (and
+        # type); each singleton is a NoiseSingleton, which equals no real label whatever it is.
         pi = pi.copy()
         first_new = len(clusters)
         noise_idx = np.flatnonzero(noise)
@@ -175,7 +196,9 @@ def contingency_table(
         used = np.bincount(pi, minlength=first_new + n_noise) > 0
         remap = np.cumsum(used) - 1
         pi = remap[pi]
-        names = np.array([str(c) for c in clusters] + [f"noise:{i}" for i in noise_idx])
+        names = np.empty(first_new + n_noise, dtype=object)
+        names[:first_new] = clusters.tolist()
+        names[first_new:] = [NoiseSingleton(int(i)) for i in noise_idx]
         clusters = names[used]
     return _count(ti, pi, classes, clusters, n_noise, noise_policy)
 

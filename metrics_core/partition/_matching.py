@@ -48,9 +48,13 @@ class Matching:
     def mapping(self, classes: np.ndarray, clusters: np.ndarray) -> dict[Any, Any]:
         """Cluster label → class label for every matched cluster."""
         return {
-            clusters[j].item(): classes[i].item()
+            _scalar(clusters[j]): _scalar(classes[i])
             for i, j in zip(self.class_index, self.cluster_index, strict=True)
         }
+
+
+def _scalar(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _assign(weights: Any) -> tuple[np.ndarray, np.ndarray]:
