@@ -118,3 +118,31 @@ def test_nothing_left_after_excluding_noise_is_refused(tmp_path) -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert out.returncode == 2 and "noise" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_one_orientation_rule_for_mat_files_everywhere(tmp_path, capsys) -> None:
+    """A MATLAB-layout .mat C (points as columns, plus a decoy variable) gives the same SRE in
+    the library (columns), the CLI and the report, and every surface says what it used."""
+    import scipy.io
+
+    from dashboard.cli import main
+    from metrics_core.io import default_orientation
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([1, 2, 3], 10)
+    c_cols = rng.random((30, 30)) * (rng.random((30, 30)) < 0.2)
+    scipy.io.savemat(tmp_path / "C.mat", {"C": c_cols, "X": rng.random((5, 30))})
+    np.savetxt(tmp_path / "y.txt", y, fmt="%d")
+    expected = mc.subspace_preserving_error(c_cols, y, orientation="columns").value
+    assert default_orientation("C.mat") == "columns"
+    args = ["--true", str(tmp_path / "y.txt"), "--pred", str(tmp_path / "y.txt"),
+            "--coef", str(tmp_path / "C.mat")]  # fmt: skip
+    assert main(["evaluate", *args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["sre"] == pytest.approx(expected, abs=1e-12)
+    coef_info = out["inputs"][-1]
+    assert coef_info["variable"] == "C" and coef_info["orientation"] == "columns"
+    assert coef_info["shape"] == [30, 30]
+    assert main(["report", *args, "--out", str(tmp_path / "r.html"), "--quiet"]) == 0
+    html_text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "columns are points" in html_text and "variable C" in html_text

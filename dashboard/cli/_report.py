@@ -17,7 +17,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from metrics_core.cli._inputs import add_convention_arguments, add_input_arguments, load_inputs
+from metrics_core.cli._inputs import (
+    add_convention_arguments,
+    add_input_arguments,
+    coef_orientation,
+    load_inputs,
+)
 from metrics_core.validation._errors import ClustlensInputError
 
 
@@ -46,7 +51,7 @@ def _build(args: argparse.Namespace) -> int:
         average_method=args.average_method,
         noise_policy=args.noise_policy,
         preset=args.preset,
-        orientation=args.coef_orientation or "rows",
+        orientation=coef_orientation(args),
     )
     if args.preset and args.coef_orientation and conv.orientation_from_preset:
         raise ClustlensInputError(

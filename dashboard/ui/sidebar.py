@@ -7,7 +7,6 @@ file adds one message and changes nothing that was loaded before.
 from __future__ import annotations
 
 import logging
-from pathlib import PurePath
 
 import scipy.sparse as sp
 import streamlit as st
@@ -16,6 +15,7 @@ from dashboard import inputs
 from dashboard.session import state
 from dashboard.session.state import K_ACTIVE, K_ORIENT, AppState, Input
 from dashboard.ui import widgets as ui
+from metrics_core.io import default_orientation
 from metrics_core.validation._errors import ClustlensInputError
 
 log = logging.getLogger("clustlens.dashboard")
@@ -86,8 +86,8 @@ def _install(s: AppState, inp: Input) -> None:
         s.truth = inp
     elif inp.role == "coef":
         s.coef = inp
-        if PurePath(inp.name).suffix.lower() == ".mat":
-            st.session_state[K_ORIENT] = "columns"
+        st.session_state[K_ORIENT] = default_orientation(inp.name)
+        if st.session_state[K_ORIENT] == "columns":
             s.messages.append(
                 (
                     "info",

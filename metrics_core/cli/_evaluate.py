@@ -9,7 +9,12 @@ import json
 import math
 import sys
 
-from metrics_core.cli._inputs import add_convention_arguments, add_input_arguments, load_inputs
+from metrics_core.cli._inputs import (
+    add_convention_arguments,
+    add_input_arguments,
+    load_inputs,
+    orientation_argument,
+)
 from metrics_core.evaluation._catalog import METRICS_BY_KEY
 from metrics_core.evaluation._evaluate import evaluate
 from metrics_core.validation._errors import ClustlensInputError
@@ -66,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
             inputs.truth.value,
             inputs.preds[0].value,
             coef,
-            coef_orientation=args.coef_orientation,
+            coef_orientation=orientation_argument(args),
             affinity_preset=args.preset,
             **kwargs,
         )

@@ -115,14 +115,25 @@ def _read(path: str, what: str) -> bytes:
 
 
 def coef_orientation(args: argparse.Namespace) -> str:
-    """The orientation C is read with: the flag, else the preset's, else rows."""
+    """The orientation C is read with: the flag, else the preset's, else the file's default
+    (:func:`metrics_core.io.default_orientation`: ``.mat`` columns, anything else rows)."""
     if args.coef_orientation is not None:
         return str(args.coef_orientation)
     if getattr(args, "preset", None):
         from metrics_core.affinity import preset_conventions
 
         return str(preset_conventions(args.preset).get("orientation", "rows"))
-    return "rows"
+    from metrics_core.io import default_orientation
+
+    return default_orientation(getattr(args, "coef", None))
+
+
+def orientation_argument(args: argparse.Namespace) -> str | None:
+    """What to pass as the orientation next to ``--preset``: the flag if given (a conflict with
+    the preset is then an error), ``None`` with a preset (its own), else the resolved one."""
+    if getattr(args, "preset", None):
+        return args.coef_orientation
+    return coef_orientation(args)
 
 
 def load_inputs(args: argparse.Namespace) -> LoadedInputs:

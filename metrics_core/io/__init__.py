@@ -327,6 +327,21 @@ def _finite_dense(m: np.ndarray, source: Source, where: str | None, what: str) -
 # ---------------------------------------------------------------------------------------------
 
 
+def default_orientation(name: str | None) -> str:
+    """How a coefficient-matrix file is read when no flag or preset says otherwise.
+
+    The one rule of clustlens (library, CLI, dashboard, report): MATLAB ``.mat`` files store the
+    points as **columns** (the SSC codes solve ``X = X*C``), every other format as **rows**.
+    Every surface prints the orientation it used.
+
+    Examples
+    --------
+    >>> default_orientation("C.mat"), default_orientation("C.npz"), default_orientation(None)
+    ('columns', 'rows', 'rows')
+    """
+    return "columns" if name and str(name).lower().endswith(".mat") else "rows"
+
+
 def list_variables(
     src: Any, *, name: str | None = None, limits: IOLimits | None = None
 ) -> list[VariableInfo]:
