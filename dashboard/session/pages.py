@@ -20,6 +20,7 @@ class SweepState:
 
     run: dict[str, Any] | None = None
     message: tuple[str, str] | None = None
+    last_pick: int | None = None  # the setting last clicked in the trade-off plot
 
 
 @dataclass

@@ -92,6 +92,8 @@ class AppState:
     coef: Input | None = None
     processed: set[str] = field(default_factory=set)  # uploader file ids already handled
     messages: list[tuple[str, str]] = field(default_factory=list)  # (level, text), last upload
+    messages_for: str | None = None  # the input role whose upload produced ``messages``
+    report_requested: bool = False  # the Summary page builds the HTML report once asked
     started: bool = False  # the demo was offered (app.py loads it once per session)
     sweep: SweepState = field(default_factory=SweepState)
     multiview: MultiviewState = field(default_factory=MultiviewState)

@@ -32,8 +32,6 @@ HINTS = {
 UPLOADER_KEYS = {"truth": "up_truth", "pred": "up_preds", "coef": "up_coef"}
 #: role -> how many times its uploader was emptied after a rejected file
 K_UPLOADER_VERSION = "sidebar_uploader_versions"
-#: the role whose upload (or picker) produced ``s.messages``
-K_MESSAGES_FOR = "sidebar_messages_for"
 FORMATS_HELP = {
     "labels": "Accepted: .txt, .csv, .tsv (one label per line, or a column of a table), "
     ".npy (1-D array), .npz or .mat (one variable, picked below).",
@@ -132,7 +130,7 @@ def _handle_uploads(s: AppState, role: str, files) -> None:
     if not new:
         return
     s.messages = []
-    st.session_state[K_MESSAGES_FOR] = role
+    s.messages_for = role
     rejected = False
     for f in new:
         s.processed.add(_file_id(f))
@@ -148,7 +146,7 @@ def _handle_uploads(s: AppState, role: str, files) -> None:
 
 def _messages(s: AppState, role: str | None) -> None:
     """The messages of the last upload, drawn where ``role``'s uploader is (None: no role)."""
-    if not s.messages or st.session_state.get(K_MESSAGES_FOR) != role:
+    if not s.messages or s.messages_for != role:
         return
     for level, text in s.messages:
         if level == "error":
@@ -184,7 +182,7 @@ def _picker(s: AppState, inp: Input, slot: str) -> Input:
         )
         if picked != inp.picked:
             s.messages = []
-            st.session_state[K_MESSAGES_FOR] = inp.role
+            s.messages_for = inp.role
             new = _parse(s, inp.role, inp.name, inp.data, **{inp.choice_kind: picked})
             if new is not None:
                 new.name, new.demo = inp.name, inp.demo
@@ -221,8 +219,8 @@ def render(s: AppState) -> None:
                 "Demo data loaded. Upload your own files below to replace it.",
                 icon=":material/science:",
             )
-        if st.session_state.get(K_MESSAGES_FOR) not in ROLE_NAMES:
-            _messages(s, st.session_state.get(K_MESSAGES_FOR))
+        if s.messages_for not in ROLE_NAMES:
+            _messages(s, s.messages_for)
 
         st.subheader("Ground truth")
         _handle_uploads(

@@ -195,8 +195,8 @@ def render() -> None:
         )
         # The report embeds plotly.js (~5 MB), so it is built on request, not on every rerun.
         if row.button("Prepare HTML report", key="report_prepare"):
-            st.session_state["report_ready"] = True
-        if st.session_state.get("report_ready"):
+            s.report_requested = True
+        if s.report_requested:
             html = compute.report_html(s.truth, s.preds, pred, s.coef, conv)
             row.download_button(
                 "HTML report",

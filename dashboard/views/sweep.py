@@ -338,8 +338,9 @@ def _results(run: dict[str, Any], s: state.AppState) -> None:
         selection_mode="points",
     )
     picked = _picked_from_event(event, len(rows))
-    if picked is not None and st.session_state.get("_sw_last_pick") != picked:
-        st.session_state["_sw_last_pick"] = picked
+    page = state.get().sweep
+    if picked is not None and page.last_pick != picked:
+        page.last_pick = picked
         st.session_state["sw_pick"] = picked
     c3.caption("Click a marker to pick its setting below.")
 
