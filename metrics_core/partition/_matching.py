@@ -57,33 +57,105 @@ def _scalar(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _peel_pendants(
+    rows: np.ndarray, cols: np.ndarray, w: np.ndarray, k: int, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Match every pendant edge that an optimal assignment can be assumed to contain.
+
+    A row with one edge (i, j) whose weight is the largest at column j belongs to some optimal
+    matching: if j is matched to i' instead, swapping (i', j) for (i, j) loses nothing (i had
+    no other edge). The same holds for a column with one edge that is its row's heaviest. Such
+    edges are matched in vectorised rounds (each one stays valid after the others are removed:
+    removing edges only lowers the maxima) until none is left. Sparse tables of many small
+    clusters collapse to a tiny core this way. Returns (matched rows, matched columns, mask of
+    the edges left for the exact solver).
+    """
+    alive = np.ones(rows.size, dtype=bool)
+    row_used = np.zeros(k, dtype=bool)
+    col_used = np.zeros(n, dtype=bool)
+    out_r, out_c = [], []
+    while True:
+        idx = np.flatnonzero(alive)
+        if idx.size == 0:
+            break
+        r, c, ww = rows[idx], cols[idx], w[idx]
+        rdeg = np.bincount(r, minlength=k)
+        cdeg = np.bincount(c, minlength=n)
+        rmax = np.zeros(k)
+        cmax = np.zeros(n)
+        np.maximum.at(rmax, r, ww)
+        np.maximum.at(cmax, c, ww)
+        cand = np.flatnonzero(
+            ((rdeg[r] == 1) & (ww >= cmax[c])) | ((cdeg[c] == 1) & (ww >= rmax[r]))
+        )
+        if cand.size == 0:
+            break
+        # at most one edge per column, then per row (ties: any one of them is optimal)
+        cand = cand[np.unique(c[cand], return_index=True)[1]]
+        cand = cand[np.unique(r[cand], return_index=True)[1]]
+        out_r.append(r[cand])
+        out_c.append(c[cand])
+        row_used[r[cand]] = True
+        col_used[c[cand]] = True
+        alive[idx] = ~(row_used[r] | col_used[c])
+    empty = np.zeros(0, dtype=np.intp)
+    mr = np.concatenate(out_r).astype(np.intp) if out_r else empty
+    mc = np.concatenate(out_c).astype(np.intp) if out_c else empty
+    return mr, mc, alive
+
+
+def _assign_sparse(w: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum-weight assignment over the stored entries of a large sparse matrix (exact)."""
+    k, n = w.shape
+    coo = sp.coo_array(w)
+    keep = coo.data > 0
+    rows = coo.row[keep].astype(np.intp)
+    cols = coo.col[keep].astype(np.intp)
+    vals = coo.data[keep].astype(np.float64)
+    mr, mc, alive = _peel_pendants(rows, cols, vals, k, n)
+    if not alive.any():
+        return mr, mc
+    r, c, v = rows[alive], cols[alive], vals[alive]
+    core_rows, ri = np.unique(r, return_inverse=True)
+    core_cols, ci = np.unique(c, return_inverse=True)
+    core = sp.csr_array((v, (ri, ci)), shape=(core_rows.size, core_cols.size))
+    if core_rows.size * core_cols.size <= DENSE_MATCHING_CELL_LIMIT:
+        from scipy.optimize import linear_sum_assignment
+
+        sr, sc = linear_sum_assignment(core.toarray(), maximize=True)
+    else:
+        # The sparse matcher needs a full matching of the rows to exist: give every row a
+        # private dummy column whose weight (< the smallest real weight / (k + 1), so all the
+        # dummies together stay below it) can never beat a real entry.
+        kk = core_rows.size
+        eps = 0.5 * float(v.min()) / (kk + 1)
+        aug = sp.hstack([core, sp.identity(kk, format="csr") * eps], format="csr")
+        sc = min_weight_full_bipartite_matching(aug, maximize=True)[1]
+        sr = np.arange(kk)
+        real = sc < core_cols.size
+        sr, sc = sr[real], sc[real]
+    return (
+        np.concatenate([mr, core_rows[sr]]).astype(np.intp),
+        np.concatenate([mc, core_cols[sc]]).astype(np.intp),
+    )
+
+
 def _assign(weights: Any) -> tuple[np.ndarray, np.ndarray]:
     """Rows and columns of a maximum-weight one-to-one assignment of a non-negative matrix.
 
-    Dense Hungarian (:func:`scipy.optimize.linear_sum_assignment`) up to
-    :data:`DENSE_MATCHING_CELL_LIMIT` cells, else the sparse bipartite matcher over the stored
-    entries only (exact too). Rows or columns may be left unassigned when the matrix is not
-    square; zero-weight pairs may appear and are the caller's to drop.
+    A dense matrix: the Hungarian algorithm (:func:`scipy.optimize.linear_sum_assignment`). A
+    sparse one (a contingency table stored as CSR because it is large): its stored entries only,
+    pendant edges peeled exactly (:func:`_peel_pendants`), the core left by them solved by the
+    dense Hungarian up to :data:`DENSE_MATCHING_CELL_LIMIT` cells, else by scipy's sparse
+    matcher. Rows or columns may be left unassigned when the
+    matrix is not square; zero-weight pairs may appear and are the caller's to drop.
     """
-    k, n = weights.shape
-    if not sp.issparse(weights) or k * n <= DENSE_MATCHING_CELL_LIMIT:
+    if not sp.issparse(weights):
         # imported here: scipy.optimize costs ~1 s to import, the dashboard's cold start feels it
         from scipy.optimize import linear_sum_assignment
 
-        dense = weights.toarray() if sp.issparse(weights) else np.asarray(weights)
-        return linear_sum_assignment(dense, maximize=True)
-    # The sparse matcher needs a full matching of the rows to exist: give every row a private
-    # dummy column whose weight (< the smallest real weight / (k + 1), so all k dummies
-    # together stay below it) can never beat a real entry; the optimum over real pairs is
-    # unchanged.
-    w = sp.csr_array(weights, dtype=np.float64)
-    smallest = float(w.data[w.data > 0].min()) if (w.data > 0).any() else 1.0
-    eps = 0.5 * smallest / (k + 1)
-    aug = sp.hstack([w, sp.identity(k, format="csr") * eps], format="csr")
-    cols = min_weight_full_bipartite_matching(aug, maximize=True)[1]
-    rows = np.arange(k)
-    real = cols < n
-    return rows[real], cols[real]
+        return linear_sum_assignment(np.asarray(weights), maximize=True)
+    return _assign_sparse(sp.csr_array(weights))
 
 
 def _match(c: Contingency) -> Matching:
