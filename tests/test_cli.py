@@ -76,7 +76,10 @@ def test_evaluate_columns_orientation_equals_transpose(files, tmp_path, capsys) 
     cols = json.loads(capsys.readouterr().out)
     assert rows.pop("inputs")[-1]["orientation"] == "rows"
     assert cols.pop("inputs")[-1]["orientation"] == "columns"
+    aff_rows, aff_cols = rows.pop("affinity"), cols.pop("affinity")
     assert rows == pytest.approx(cols)
+    np.testing.assert_allclose(aff_rows["leakage"], aff_cols["leakage"], rtol=1e-12)
+    assert aff_rows["sre_per_class"] == pytest.approx(aff_cols["sre_per_class"])
 
 
 def test_evaluate_contingency_file(files, capsys) -> None:

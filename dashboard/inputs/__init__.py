@@ -11,10 +11,21 @@ matrix is validated here, once, and stored once (CSR when sparse).
 from dashboard.inputs._build import (
     ROLES,
     build_input,
+    counts_inputs,
     data_matrix,
     from_array,
     load_demo,
+    pad_edge_list,
     warm_up_worker,
 )
 
-__all__ = ["ROLES", "build_input", "data_matrix", "from_array", "load_demo", "warm_up_worker"]
+__all__ = [
+    "ROLES",
+    "build_input",
+    "counts_inputs",
+    "data_matrix",
+    "from_array",
+    "load_demo",
+    "pad_edge_list",
+    "warm_up_worker",
+]

@@ -153,6 +153,62 @@ def build_input(
     )
 
 
+#: Largest counts table the dashboard rebuilds into label vectors: points, and bytes of the two
+#: rebuilt vectors (text labels cost their longest name per point).
+MAX_COUNTS_POINTS = 20_000_000
+MAX_COUNTS_BYTES = 256 * 2**20
+
+
+def counts_inputs(name: str, data: bytes) -> tuple[Input, Input]:
+    """(ground truth, prediction) rebuilt from a counts table of (class, cluster, count) rows.
+
+    The rebuilt labels have exactly the table's contingency, so every partition metric is the
+    table's own; they are grouped by (class, cluster), so they are not real points. Tables of
+    more than ``MAX_COUNTS_POINTS`` points are refused (score them with
+    ``clustlens evaluate --contingency``, which never expands them).
+    """
+    from metrics_core import io as mio
+
+    loaded = mio.load_table(data, name=name)
+    t = sp.coo_array(loaded.table) if not sp.issparse(loaded.table) else loaded.table.tocoo()
+    counts = np.asarray(t.data, dtype=np.int64)
+    n = int(counts.sum())
+    classes, clusters = np.asarray(loaded.classes), np.asarray(loaded.clusters)
+    need = n * (classes.dtype.itemsize + clusters.dtype.itemsize)
+    if n > MAX_COUNTS_POINTS or need > MAX_COUNTS_BYTES:
+        raise ClustlensInputError(
+            f"the table counts {n:,} points; the dashboard rebuilds label vectors from it and "
+            f"shows tables of up to {MAX_COUNTS_POINTS:,} points and "
+            f"{MAX_COUNTS_BYTES // 2**20} MB of labels (this one needs {need / 2**20:,.0f} MB). "
+            f"Score it with `clustlens evaluate --contingency {name}` (any size, never expanded)",
+            source=name,
+        )
+    rows = np.repeat(np.asarray(t.row, dtype=np.int32), counts)
+    cols = np.repeat(np.asarray(t.col, dtype=np.int32), counts)
+    truth, pred = classes[rows], clusters[cols]
+    digest = sha256(data)
+    notes = (*loaded.notes, f"rebuilt from the counts table: {n:,} points")
+    common = dict(data=b"", sha256=digest, notes=notes, n_bytes=len(data))
+    return (
+        Input(role="truth", name=f"{name} (classes)", value=truth, column="class", **common),
+        Input(role="pred", name=f"{name} (clusters)", value=pred, column="cluster", **common),
+    )
+
+
+def pad_edge_list(inp: Input, n: int) -> Input:
+    """An edge-list C sized by its largest index, grown to ``n`` points (still sparse)."""
+    from metrics_core.io import EDGE_LIST_NOTE
+
+    m = inp.value
+    if EDGE_LIST_NOTE not in inp.notes or not sp.issparse(m) or m.shape[0] >= n:
+        return inp
+    grown = sp.csr_array((m.data, m.indices, np.concatenate(
+        [m.indptr, np.full(n - m.shape[0], m.indptr[-1])])), shape=(n, n))  # fmt: skip
+    notes = tuple(x for x in inp.notes if x != EDGE_LIST_NOTE)
+    notes += (f"edge list: {n - m.shape[0]:,} last points have no stored coefficient",)
+    return Input(**{**inp.__dict__, "value": grown, "notes": notes})
+
+
 def data_matrix(name: str, data: bytes) -> np.ndarray:
     """A data matrix X (points as rows) from untrusted bytes, as dense float64 (the models need
     dense X); refused with the file named when it is not 2-D."""

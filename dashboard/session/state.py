@@ -95,6 +95,9 @@ class AppState:
     messages_for: str | None = None  # the input role whose upload produced ``messages``
     report_requested: bool = False  # the Summary page builds the HTML report once asked
     started: bool = False  # the demo was offered (app.py loads it once per session)
+    # Name of the counts table the ground truth and prediction were rebuilt from (None: the
+    # labels are real points). Such "points" are in an arbitrary order: no C can match them.
+    from_counts: str | None = None
     sweep: SweepState = field(default_factory=SweepState)
     multiview: MultiviewState = field(default_factory=MultiviewState)
     learn: LearnState = field(default_factory=LearnState)
@@ -155,6 +158,17 @@ class AppState:
                 f"{n:,} points (C must be N x N)"
             )
         return out
+
+    def points_unavailable(self) -> str | None:
+        """Why pages that need real points (C, data) cannot run, or None when they can."""
+        if self.from_counts is None:
+            return None
+        return (
+            f"the labels come from the counts table {self.from_counts}: it says how many points "
+            "each (class, cluster) pair has, not which points they are, so nothing that needs "
+            "the points themselves (a coefficient matrix C, SRE/CONN, the affinity plot) can be "
+            "shown. Upload label files (and C) for that."
+        )
 
     def compatible_preds(self) -> list[Input]:
         if self.truth is None:

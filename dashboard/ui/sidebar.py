@@ -27,18 +27,30 @@ HINTS = {
     "of a .mat/.npz file.",
     "pred": "Upload one predicted label per point: a .txt/.csv/.tsv column, a 1-D .npy, or a "
     "variable of a .mat/.npz file.",
-    "coef": "Upload an N x N matrix: dense .npy, scipy sparse .npz (save_npz), or a .mat variable.",
+    "coef": "Upload an N x N matrix: dense .npy, scipy sparse .npz (save_npz), a .mat variable, "
+    "or an edge list (.csv with the header i,j,value).",
+    "counts": "Upload (class, cluster, count) rows, e.g. the output of a SQL GROUP BY or of "
+    "DuckDB/Spark.",
 }
-UPLOADER_KEYS = {"truth": "up_truth", "pred": "up_preds", "coef": "up_coef"}
+UPLOADER_KEYS = {"truth": "up_truth", "pred": "up_preds", "coef": "up_coef", "counts": "up_counts"}
 #: role -> how many times its uploader was emptied after a rejected file
 K_UPLOADER_VERSION = "sidebar_uploader_versions"
 FORMATS_HELP = {
     "labels": "Accepted: .txt, .csv, .tsv (one label per line, or a column of a table), "
     ".npy (1-D array), .npz or .mat (one variable, picked below).",
     "coef": "Accepted: .npz (scipy.sparse save_npz, or a dense array), .npy (dense N x N), "
-    ".mat (one variable, picked below), .txt/.csv/.tsv (dense N x N).",
+    ".mat (one variable, picked below), .txt/.csv/.tsv (dense N x N, or an edge list with the "
+    "header i,j,value: C[i, j] = value, 0-based point indices, as an engine writes it).",
+    "counts": "A .csv/.tsv/.txt of (class, cluster, count) rows — what `SELECT truth, pred, "
+    "COUNT(*) ... GROUP BY truth, pred` returns in DuckDB, Spark or any database. Summary, "
+    "Contingency, Pair confusion and Learn work from it; pages that need the points do not.",
 }
-ROLE_NAMES = {"truth": "ground truth", "pred": "prediction", "coef": "coefficient matrix"}
+ROLE_NAMES = {
+    "truth": "ground truth",
+    "pred": "prediction",
+    "coef": "coefficient matrix",
+    "counts": "counts table",
+}
 ORIENT_LABELS = {
     "rows": "rows — row i represents point i (Python: X ≈ C X)",
     "columns": "columns — column i represents point i (MATLAB: X ≈ X C)",
@@ -52,6 +64,16 @@ def _file_id(f) -> str:
 def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | None:
     """Parse or add one message to ``s.messages``; never raise."""
     try:
+        if role == "coef" and s.points_unavailable():
+            raise ClustlensInputError(
+                "the labels loaded now were rebuilt from a counts table, so no C can be "
+                "matched to their points; upload the ground-truth label file first",
+                source=name,
+            )
+        if role == "counts":
+            truth, pred = inputs.counts_inputs(name, data)
+            _install_counts(s, name, truth, pred)
+            return None
         return inputs.build_input(role, name, data, **pick)
     except ClustlensInputError as exc:
         s.messages.append(
@@ -74,7 +96,26 @@ def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | No
     return None
 
 
+def _install_counts(s: AppState, name: str, truth: Input, pred: Input) -> None:
+    """Labels rebuilt from a counts table replace the ground truth, predictions and C."""
+    s.truth, s.preds, s.coef, s.from_counts = truth, [pred], None, name
+    st.session_state[K_ACTIVE] = pred.name
+    s.messages.append(
+        (
+            "success",
+            f"loaded {name} as a counts table ({truth.n:,} points): ground truth and prediction "
+            "rebuilt from it; C, SRE/CONN and the affinity plot need real points",
+        )
+    )
+
+
 def _install(s: AppState, inp: Input) -> None:
+    if inp.role == "truth" and s.from_counts is not None:
+        # Real labels replace the rebuilt ones; the rebuilt prediction goes with them.
+        s.preds = [p for p in s.preds if p.sha256 != s.truth.sha256] if s.truth else s.preds
+        s.from_counts = None
+    if inp.role == "coef" and s.truth is not None:
+        inp = inputs.pad_edge_list(inp, s.truth.n)
     dropped = s.drop_demo_mismatching(inp.n)
     if dropped:
         s.messages.append(
@@ -134,14 +175,19 @@ def _handle_uploads(s: AppState, role: str, files) -> None:
     rejected = False
     for f in new:
         s.processed.add(_file_id(f))
+        before = len([m for m in s.messages if m[0] == "error"])
         inp = _parse(s, role, f.name, f.getvalue())
-        if inp is None:
+        if inp is None and len([m for m in s.messages if m[0] == "error"]) > before:
             rejected = True
+        elif inp is None:
+            continue  # a counts table installs itself
         else:
             _install(s, inp)
     if rejected:
         _clear_uploader(role)
         st.rerun()
+    if role == "counts":
+        st.rerun()  # it replaced every input: draw the sidebar above it again
 
 
 def _messages(s: AppState, role: str | None) -> None:
@@ -222,6 +268,22 @@ def render(s: AppState) -> None:
         if s.messages_for not in ROLE_NAMES:
             _messages(s, s.messages_for)
 
+        with st.expander(
+            "Only counts? Upload a (class, cluster, count) table", expanded=bool(s.from_counts)
+        ):
+            _handle_uploads(
+                s,
+                "counts",
+                st.file_uploader(
+                    "Counts table (class, cluster, count)",
+                    type=["csv", "tsv", "txt"],
+                    key=_uploader_key("counts"),
+                    help=FORMATS_HELP["counts"],
+                ),
+            )
+            _messages(s, "counts")
+            if s.from_counts:
+                ui.note(f"labels rebuilt from {s.from_counts}")
         st.subheader("Ground truth")
         _handle_uploads(
             s,

@@ -96,6 +96,10 @@ def require(s: AppState, pred: Input | None, *, need_coef: bool = False) -> bool
     if size_problems:
         return False
     if need_coef:
+        why = s.points_unavailable()
+        if why:
+            st.info(f"This view is unavailable: {why}")
+            return False
         if s.coef is None:
             st.info("Upload a coefficient matrix C in the sidebar to see this view.")
             return False

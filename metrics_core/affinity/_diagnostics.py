@@ -555,6 +555,22 @@ def subspace_preserving_error(
 
 def _sre(c, codes, classes, conv, spec) -> SREResult:
     total, outside = _row_masses(c, codes)
+    return sre_from_masses(total, outside, codes, classes, conv, spec)
+
+
+def sre_from_masses(
+    total: np.ndarray,
+    outside: np.ndarray,
+    codes: np.ndarray,
+    classes: np.ndarray,
+    conv: dict[str, Any],
+    spec: dict[str, Any],
+) -> SREResult:
+    """SRE from each point's ℓ1 mass and its mass off the true class (points in label order).
+
+    The one place the SRE formula and its zero-row policies live: the in-memory path sums the
+    masses from C, an engine of :mod:`metrics_core.engines` sums them with a ``GROUP BY``.
+    """
     value, per_point, per_class, n_zero = _sre_from_masses(
         total,
         outside,
@@ -791,21 +807,19 @@ def connectivity(
     return _conn(c, codes, classes, counts, conv, spec, method, dense_max)
 
 
-def _conn(c, codes, classes, counts, conv, spec, method, dense_max) -> ConnResult:
+def _conn(
+    c, codes, classes, counts, conv, spec, method, dense_max, scale=None
+) -> ConnResult:
+    """CONN of C (points as rows); ``scale`` overrides the ℓ2 row scale computed from C (an
+    engine that hands over only the in-class entries passes the scale of the whole rows)."""
     k_classes = classes.size
-    per_class = np.full(k_classes, np.nan)
-    methods = ["skipped"] * k_classes
-    skipped: list = []
-    scale = _row_scale(c, conv["normalize_rows"])
+    if scale is None:
+        scale = _row_scale(c, conv["normalize_rows"])
     solver = {"laplacian": conv["laplacian"], "method": method, "zero_tol": conv["zero_tol"]}
     loops = conv.get("self_loops", "keep")
     if sp.issparse(c):
         w, starts = _block_diagonal_w(c, codes, counts, scale, conv["affinity_scale"], loops)
         values, paths = lambda2_block_diagonal(w, starts, dense_max=dense_max, **solver)
-        if conv.get("sparse_pairs", "lambda2") == "zero":
-            pairs = counts == 2
-            values = np.where(pairs, 0.0, values)
-            paths = ["pair (sparse)" if pairs[k] else paths[k] for k in range(k_classes)]
     else:
         values = np.full(k_classes, np.nan)
         paths = ["singleton"] * k_classes
@@ -813,6 +827,62 @@ def _conn(c, codes, classes, counts, conv, spec, method, dense_max) -> ConnResul
         for k, block in blocks:
             if counts[k] >= 2:
                 values[k], paths[k] = lambda2(block, dense_max=dense_max, **solver)
+    return finish_conn(values, list(paths), counts, classes, conv, spec, sparse=sp.issparse(c))
+
+
+def class_lambda2(
+    n_points: int, rows: np.ndarray, cols: np.ndarray, values: np.ndarray, conv: dict[str, Any]
+) -> tuple[float, str]:
+    """λ2 of one class from its in-class entries of C (local indices, scale already applied).
+
+    ``values`` are the entries of C (signed, any scale applied); W = affinity_scale · (|C_k| +
+    |C_k|ᵀ) is built here as for the whole matrix, so an engine that groups the entries by
+    class (Spark's ``applyInPandas``) computes each class with the in-memory code.
+    """
+    keep = values != 0
+    if conv.get("self_loops", "keep") == "drop":
+        keep &= rows != cols
+    r, q = rows[keep], cols[keep]
+    v = np.abs(values[keep]) * conv["affinity_scale"]
+    w = sp.coo_array(
+        (np.concatenate([v, v]), (np.concatenate([r, q]), np.concatenate([q, r]))),
+        shape=(n_points, n_points),
+    ).tocsr()
+    w.sum_duplicates()
+    w.eliminate_zeros()
+    vals, paths = lambda2_block_diagonal(
+        w,
+        np.array([0, n_points]),
+        laplacian=conv["laplacian"],
+        zero_tol=conv["zero_tol"],
+    )
+    return float(vals[0]), paths[0]
+
+
+def finish_conn(
+    values: np.ndarray,
+    paths: list[str],
+    counts: np.ndarray,
+    classes: np.ndarray,
+    conv: dict[str, Any],
+    spec: dict[str, Any],
+    *,
+    sparse: bool = True,
+) -> ConnResult:
+    """Apply the conventions (pairs, singletons, isolated vertices, cap, min/mean) to raw λ2s.
+
+    ``values[k]``/``paths[k]`` are what the solver returned for class k (NaN/"singleton" for a
+    one-point class). Shared by the in-memory path and the engines of
+    :mod:`metrics_core.engines`, so both report CONN under the same rules.
+    """
+    k_classes = classes.size
+    per_class = np.full(k_classes, np.nan)
+    methods = ["skipped"] * k_classes
+    skipped: list = []
+    if sparse and conv.get("sparse_pairs", "lambda2") == "zero":
+        pairs = counts == 2
+        values = np.where(pairs, 0.0, values)
+        paths = ["pair (sparse)" if pairs[k] else paths[k] for k in range(k_classes)]
     for k in range(k_classes):
         if counts[k] < 2:
             if conv["singletons"] == "zero":
@@ -869,6 +939,24 @@ def affinity_diagnostics(coef: Any, labels_true: Any, **conventions: Any) -> dic
     >>> round(d["sre"], 12), round(d["conn_min"], 12), d["conn_skipped_singletons"]
     (0.666666666667, 2.0, 0)
     """
+    sre_conv, conn_conv, spec = resolve_conventions(**conventions)
+    c, codes, classes, counts = _prepare(coef, labels_true, sre_conv["orientation"])
+    sre = _sre(c, codes, classes, sre_conv, spec)
+    conn = _conn(c, codes, classes, counts, conn_conv, spec, "auto", None)
+    return summary(sre, conn)
+
+
+def resolve_conventions(
+    **conventions: Any,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(SRE conventions, CONN conventions, preset) from keyword conventions, checked.
+
+    Examples
+    --------
+    >>> sre, conn, spec = resolve_conventions(preset="ssc_omp_matlab")
+    >>> sre["orientation"], conn["laplacian"], spec["conn_report"]
+    ('columns', 'normalized', 'min')
+    """
     allowed = set(_SRE_DEFAULTS) | set(_CONN_DEFAULTS) | {"preset"}
     unknown = sorted(set(conventions) - allowed)
     if unknown:
@@ -880,9 +968,11 @@ def affinity_diagnostics(coef: Any, labels_true: Any, **conventions: Any) -> dic
     conn_given = {k: conventions.get(k) for k in _CONN_DEFAULTS}
     sre_conv, spec = _resolve(preset, sre_given, _SRE_DEFAULTS)
     conn_conv, _ = _resolve(preset, conn_given, _CONN_DEFAULTS)
-    c, codes, classes, counts = _prepare(coef, labels_true, sre_conv["orientation"])
-    sre = _sre(c, codes, classes, sre_conv, spec)
-    conn = _conn(c, codes, classes, counts, conn_conv, spec, "auto", None)
+    return sre_conv, conn_conv, spec
+
+
+def summary(sre: SREResult, conn: ConnResult) -> dict[str, Any]:
+    """The ``evaluate`` keys of SRE and CONN as plain Python numbers."""
     return {
         "sre": float(sre.value),
         "sre_zero_rows": int(sre.n_zero_rows),
@@ -890,3 +980,52 @@ def affinity_diagnostics(coef: Any, labels_true: Any, **conventions: Any) -> dic
         "conn_mean": float(conn.mean),
         "conn_skipped_singletons": len(conn.skipped_singletons),
     }
+
+
+def detail(sre: SREResult, conn: ConnResult, leak: LeakageResult) -> dict[str, Any]:
+    """Per-class SRE and CONN, a per-point SRE summary and the leakage matrix, JSON-ready.
+
+    ``sre_per_point`` summarises the per-point errors that count (NaN rows left out):
+    quantiles and how many points have any mass off their class.
+    """
+    pp = sre.per_point[~np.isnan(sre.per_point)]
+    q = np.quantile(pp, [0.0, 0.5, 0.9, 1.0]) if pp.size else np.full(4, np.nan)
+
+    def num(x: Any) -> float | None:
+        x = float(x)
+        return None if np.isnan(x) else x
+
+    return {
+        "classes": [c.item() if hasattr(c, "item") else c for c in sre.classes],
+        "sre_per_class": [num(v) for v in sre.per_class],
+        "conn_per_class": [num(v) for v in conn.per_class],
+        "conn_method_per_class": list(conn.method_per_class),
+        "sre_per_point": {
+            "min": num(q[0]),
+            "median": num(q[1]),
+            "p90": num(q[2]),
+            "max": num(q[3]),
+            "n_positive": int((pp > 0).sum()),
+            "n_counted": int(pp.size),
+        },
+        "leakage": leak.matrix.tolist(),
+    }
+
+
+def affinity_report(
+    coef: Any, labels_true: Any, **conventions: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the ``evaluate`` keys of SRE/CONN, :func:`detail`) with C and labels validated once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keys, more = affinity_report(np.ones((4, 4)) - np.eye(4), [0, 0, 1, 1])
+    >>> round(keys["sre"], 4), more["leakage"]
+    (0.6667, [[2.0, 4.0], [4.0, 2.0]])
+    """
+    sre_conv, conn_conv, spec = resolve_conventions(**conventions)
+    c, codes, classes, counts = _prepare(coef, labels_true, sre_conv["orientation"])
+    sre = _sre(c, codes, classes, sre_conv, spec)
+    conn = _conn(c, codes, classes, counts, conn_conv, spec, "auto", None)
+    return summary(sre, conn), detail(sre, conn, _leakage(c, codes, classes))

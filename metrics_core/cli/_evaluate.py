@@ -53,7 +53,11 @@ def _run(args: argparse.Namespace) -> int:
         noise_policy=args.noise_policy,
         beta=args.beta,
     )
-    if args.contingency:
+    affinity = None
+    notes: list[str] = []
+    if args.table:
+        metrics, described, affinity, notes = _run_table(args, kwargs)
+    elif args.contingency:
         if args.true or args.pred or args.coef:
             raise ClustlensInputError(
                 "--contingency scores a table on its own; "
@@ -65,19 +69,22 @@ def _run(args: argparse.Namespace) -> int:
         described = [{"role": "contingency", "file": args.contingency,
                       "shape": list(loaded.table.shape)}]  # fmt: skip
     else:
+        _refuse_table_flags(args)
         inputs = load_inputs(args)
-        coef = inputs.coef.value if inputs.coef is not None else None
-        metrics = evaluate(
-            inputs.truth.value,
-            inputs.preds[0].value,
-            coef,
-            coef_orientation=orientation_argument(args),
-            affinity_preset=args.preset,
-            **kwargs,
-        )
+        metrics = evaluate(inputs.truth.value, inputs.preds[0].value, **kwargs)
+        if inputs.coef is not None:
+            from metrics_core.affinity._diagnostics import affinity_report
+            from metrics_core.evaluation._evaluate import affinity_conventions
+
+            conventions = affinity_conventions(orientation_argument(args), args.preset)
+            keys, affinity = affinity_report(inputs.coef.value, inputs.truth.value, **conventions)
+            metrics.update(keys)
         described = inputs.describe()
     if args.json:
-        print(json.dumps({**metrics, "inputs": described}, indent=2, allow_nan=True))
+        out: dict = {**metrics, "inputs": described}
+        if affinity is not None:
+            out["affinity"] = affinity
+        print(json.dumps(out, indent=2, allow_nan=True))
     elif args.csv:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -88,7 +95,49 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(format_inputs(described))
         print(format_table(metrics))
+        for note in notes:
+            print(f"note: {note}")
     return 0
+
+
+_TABLE_FLAGS = ("true_col", "pred_col", "id_col", "edges")
+
+
+def _refuse_table_flags(args: argparse.Namespace) -> None:
+    given = [f"--{k.replace('_', '-')}" for k in _TABLE_FLAGS if getattr(args, k, None)]
+    if given:
+        raise ClustlensInputError(
+            f"{', '.join(given)} only apply with --table FILE", source="arguments"
+        )
+
+
+def _run_table(args: argparse.Namespace, kwargs: dict) -> tuple[dict, list, dict | None, list]:
+    """``--table``: count with the chosen engine, score with the in-memory code."""
+    from metrics_core.engines import evaluate_table
+
+    if args.true or args.pred or args.coef or args.contingency:
+        raise ClustlensInputError(
+            "--table reads the labels from one table; do not combine it with "
+            "--true/--pred/--coef/--contingency (give C as --edges)",
+            source="arguments",
+        )
+    if not (args.true_col and args.pred_col):
+        raise ClustlensInputError(
+            "--table needs --true-col NAME and --pred-col NAME", source="arguments"
+        )
+    result = evaluate_table(
+        args.table,
+        args.true_col,
+        args.pred_col,
+        edges=args.edges,
+        id_col=args.id_col,
+        engine=args.engine,
+        memory_limit=args.memory_limit,
+        coef_orientation=args.coef_orientation,
+        affinity_preset=args.preset,
+        **kwargs,
+    )
+    return result.metrics, result.inputs, result.affinity, result.notes
 
 
 def format_inputs(described: list[dict]) -> str:
@@ -117,12 +166,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="CSV of (class, cluster, count) rows, e.g. the output of a SQL GROUP BY",
     )
+    table = p.add_argument_group(
+        "a labels table counted by an engine (any size)",
+        "LABELS and EDGES are parquet or CSV (with a header). EDGES holds C as rows i, j, value "
+        "(C[i, j] = value; repeated pairs are summed); i and j are ids of --id-col, or 0-based "
+        "data-row numbers of LABELS. The JSON has the keys and values of the in-memory path.",
+    )
+    table.add_argument("--table", metavar="LABELS", help="parquet or CSV, one row per point")
+    table.add_argument("--true-col", metavar="A", help="column of the ground truth")
+    table.add_argument("--pred-col", metavar="B", help="column of the prediction")
+    table.add_argument("--id-col", metavar="ID", help="column of unique point ids (for --edges)")
+    table.add_argument("--edges", metavar="EDGES", help="C as an edge list (i, j, value)")
+    table.add_argument(
+        "--engine",
+        choices=("duckdb", "spark", "memory"),
+        default="duckdb",
+        help="duckdb: out of core (default; pip install 'clustlens[duckdb]'); spark: local "
+        "Spark (pip install 'clustlens[spark]', Java 17+); memory: read into numpy (refused "
+        "up front when it would not fit under --memory-limit)",
+    )
+    table.add_argument(
+        "--memory-limit",
+        default="2GB",
+        metavar="SIZE",
+        help="DuckDB's memory limit (it spills to disk beyond it), Spark's driver memory, the "
+        "in-memory path's budget (default 2GB)",
+    )
     p.add_argument("--beta", type=float, default=1.0, help="V-measure β")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument(
         "--json",
         action="store_true",
-        help='print the evaluate keys as JSON, with the inputs used under "inputs"',
+        help='print the evaluate keys as JSON, with the inputs used under "inputs" (and, given '
+        'C, per-class SRE/CONN and the leakage matrix under "affinity")',
     )
     fmt.add_argument("--csv", action="store_true", help="print metric,value rows")
     p.set_defaults(func=_run)

@@ -86,12 +86,26 @@ def evaluate(
 
         if labels_true is None:
             raise ValueError("SRE and CONN need labels_true (not only a contingency table)")
-        conventions: dict[str, Any] = {"orientation": coef_orientation, "preset": affinity_preset}
-        if zero_rows is not None:
-            conventions["zero_rows"] = zero_rows
-        if normalize_rows is not None:
-            conventions["normalize_rows"] = normalize_rows
-        if conn_cap is not None:
-            conventions["cap"] = conn_cap
+        conventions = affinity_conventions(
+            coef_orientation, affinity_preset, zero_rows, normalize_rows, conn_cap
+        )
         out.update(affinity_diagnostics(coef, labels_true, **conventions))
     return out
+
+
+def affinity_conventions(
+    coef_orientation: str | None = None,
+    affinity_preset: str | None = None,
+    zero_rows: str | None = None,
+    normalize_rows: bool | str | None = None,
+    conn_cap: bool | None = None,
+) -> dict[str, Any]:
+    """The SRE/CONN convention keywords of :func:`evaluate`'s arguments (``None``: not given)."""
+    conventions: dict[str, Any] = {"orientation": coef_orientation, "preset": affinity_preset}
+    if zero_rows is not None:
+        conventions["zero_rows"] = zero_rows
+    if normalize_rows is not None:
+        conventions["normalize_rows"] = normalize_rows
+    if conn_cap is not None:
+        conventions["cap"] = conn_cap
+    return conventions

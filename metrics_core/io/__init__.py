@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -577,6 +578,10 @@ def load_coef(
     def check(shape: tuple[int, ...], where: str | None, sparse: bool) -> None:
         _check_square_shape(source, shape, limits, where, sparse)
 
+    edges = _edge_list(source, limits)
+    if edges is not None:
+        _magnitude(check_coef_magnitude, edges.matrix, source, None)
+        return edges
     m, chosen, candidates, notes = _read_matrix(
         source, limits, "a coefficient matrix", MATRIX_NAMES, variable, square, check
     )
@@ -589,6 +594,61 @@ def load_coef(
         m = _finite_dense(m, source, where, "coefficient matrix")
     _magnitude(check_coef_magnitude, m, source, where)
     return LoadedMatrix(m, chosen, candidates, notes, source.name)
+
+
+#: The header of a C given as an edge list (what an engine writes: C[i, j] = value).
+EDGE_HEADER = ("i", "j", "value")
+EDGE_LIST_NOTE = "edge list (i, j, value): N is the largest index + 1 until labels say more"
+
+
+def _edge_list(source: Source, limits: IOLimits) -> LoadedMatrix | None:
+    """C from a text edge list with the header ``i, j, value`` (else None: not an edge list).
+
+    i and j are 0-based point indices; repeated (i, j) are summed (as scipy sums a COO
+    matrix's duplicates). Without labels the size is the largest index + 1; the dashboard pads
+    it to the number of labels.
+    """
+    if detect_format(source, ("text", "npy", "npz", "mat5", "hdf5"), "a coefficient matrix") != (
+        "text"
+    ):
+        return None
+    head = source.head(200).decode("utf-8", "replace").splitlines()
+    first = (
+        [f.strip().strip('"').lower() for f in re.split(r"[,;\t ]+", head[0].strip())]
+        if (head)
+        else []
+    )
+    if tuple(first) != EDGE_HEADER:
+        return None
+    table = split_text(source, limits, numeric=True, header_names=EDGE_HEADER)
+    body = table.body
+    if body.ndim != 2 or body.shape[1] != 3:
+        raise source.fail("an edge list needs 3 columns: i, j, value")
+    idx = body[:, :2]
+    bad = ~np.isfinite(idx) | (idx < 0) | (idx != np.round(idx)) | (idx >= 2**31)
+    if bad.any():
+        r = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise source.fail(
+            "i and j must be 0-based point indices (whole numbers >= 0), "
+            f"got ({idx[r, 0]:g}, {idx[r, 1]:g})",
+            f"line {table.line_of_row(r)}",
+        )
+    vals = body[:, 2]
+    badv = ~np.isfinite(vals)
+    if badv.any():
+        r = int(np.flatnonzero(badv)[0])
+        raise source.fail(f"value {vals[r]:g} is not finite", f"line {table.line_of_row(r)}")
+    ii, jj = idx[:, 0].astype(np.int64), idx[:, 1].astype(np.int64)
+    n = int(max(ii.max(initial=-1), jj.max(initial=-1))) + 1
+    if n == 0:
+        raise source.fail("the edge list has no rows")
+    _check_square_shape(source, (n, n), limits, None, sparse=True)
+    m = sp.coo_array((vals, (ii, jj)), shape=(n, n)).tocsr()
+    m.sum_duplicates()
+    notes = [*table.notes, EDGE_LIST_NOTE]
+    if m.nnz < vals.size:
+        notes.append(f"summed {vals.size - m.nnz:,} repeated (i, j) rows")
+    return LoadedMatrix(m, None, [], notes, source.name)
 
 
 def load_data_matrix(

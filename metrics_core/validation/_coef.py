@@ -79,9 +79,22 @@ def check_coef_magnitude(c: np.ndarray | sp.csr_array, name: str = "coef") -> No
     A sum of at most 2N terms each below ``finfo.max / (2N)`` cannot overflow, so SRE, CONN
     and leakage stay finite (1e308 entries otherwise turn every diagnostic into inf or NaN).
     """
-    limit = np.finfo(np.float64).max / (2.0 * max(c.shape[0], 1))
     values = c.data if sp.issparse(c) else c
-    _refuse_above(values, limit, "coefficient", "sums of |C| + |C|ᵀ", name)
+    _refuse_above(
+        values, coef_magnitude_limit(c.shape[0]), "coefficient", "sums of |C| + |C|ᵀ", name
+    )
+
+
+def coef_magnitude_limit(n: int) -> float:
+    """The largest |C_ij| an N x N C may hold: 2N such terms cannot overflow a float64 sum."""
+    return float(np.finfo(np.float64).max / (2.0 * max(n, 1)))
+
+
+def refuse_coef_above(big: float, n: int, name: str) -> None:
+    """Refuse a C (given as its largest magnitude, e.g. counted by an engine) past the limit."""
+    _refuse_above(
+        np.array([big]), coef_magnitude_limit(n), "coefficient", "sums of |C| + |C|ᵀ", name
+    )
 
 
 def check_data_magnitude(x: np.ndarray, name: str = "data") -> None:
