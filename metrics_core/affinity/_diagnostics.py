@@ -807,9 +807,7 @@ def connectivity(
     return _conn(c, codes, classes, counts, conv, spec, method, dense_max)
 
 
-def _conn(
-    c, codes, classes, counts, conv, spec, method, dense_max, scale=None
-) -> ConnResult:
+def _conn(c, codes, classes, counts, conv, spec, method, dense_max, scale=None) -> ConnResult:
     """CONN of C (points as rows); ``scale`` overrides the ℓ2 row scale computed from C (an
     engine that hands over only the in-class entries passes the scale of the whole rows)."""
     k_classes = classes.size
