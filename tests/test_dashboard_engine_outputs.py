@@ -112,3 +112,23 @@ def test_counts_table_too_big_to_rebuild_points_to_the_cli():
     msg = " ".join(errors(at))
     assert "clustlens evaluate --contingency huge.csv" in msg, msg
     assert cards(at) == before
+
+
+def test_wrong_length_prediction_or_c_is_refused_at_upload_and_pages_keep_working():
+    at = _start()
+    upload(at, "up_truth", "t.txt", txt([0, 0, 1, 1, 2, 2]))
+    upload(at, "up_preds", "p.txt", txt([0, 0, 1, 1, 2, 2]))
+    before = cards(at)
+    upload(at, "up_preds", "short.txt", txt([0, 1, 2]))
+    msg = " ".join(errors(at))
+    assert "short.txt" in msg and "3 labels" in msg and "expected 6" in msg, msg
+    assert "unchanged" in msg
+    assert cards(at) == before
+    upload(at, "up_coef", "C.npy", __import__("tests.test_dashboard_apptest",
+                                               fromlist=["npy"]).npy(np.eye(4)))  # fmt: skip
+    msg = " ".join(errors(at))
+    assert "C.npy" in msg and "expected 6 x 6" in msg, msg
+    for page in ("views/contingency.py", "views/pairs.py"):
+        at.switch_page(page).run()
+        ok(at)
+        assert not at.main.error, [e.value for e in at.main.error]

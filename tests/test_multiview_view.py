@@ -76,9 +76,24 @@ def test_synthetic_source_and_the_comparison_table():
     table = next(df.value for df in at.dataframe)
     methods = list(table["method"])
     assert methods[0] == "SSF" and "SC_avg" in methods and "SC_view 1" in methods
+    for baseline in ("SC_concat", "AMGL", "SwMC", "Co-reg (pairwise)", "Co-reg (centroid)"):
+        assert baseline in methods, methods
+    chosen = dict(zip(table["method"], table["chosen"], strict=True))
+    assert chosen["AMGL"].startswith("chosen by the best mean ACC against the ground truth")
     assert all("±" in v for v in table["ACC"])
     assert len(at.get("download_button")) == 2
     assert FIGURES <= set(charts(at))
+
+
+def test_initial_graph_choice_changes_the_fit():
+    at = page()
+    pkn = float({m.label: m.value for m in at.metric}["ACC"])
+    at.selectbox(key="mv_init").set_value("ridge")
+    ok(submit(at))
+    caps = "\n".join(unescape(c.value) for c in at.caption)
+    assert "initial graphs: ridge" in caps
+    ridge = float({m.label: m.value for m in at.metric}["ACC"])
+    assert pkn != ridge
 
 
 def _csv(a: np.ndarray) -> bytes:

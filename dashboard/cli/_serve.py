@@ -1,12 +1,28 @@
-"""``clustlens dashboard``: start the Streamlit app on 127.0.0.1 with the demo loaded."""
+"""``clustlens dashboard``: start the Streamlit app on 127.0.0.1 with the demo loaded.
+
+No question is asked (Streamlit's first-run e-mail prompt only appears when it is not headless,
+so it always runs headless; ``--open`` opens the browser ourselves once the server answers),
+usage statistics are off, it works from any working directory, and Ctrl-C / SIGTERM stop the
+server and every process it started (it runs in its own process group, which we signal and
+reap).
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
+import urllib.request
 from pathlib import Path
+
+#: Seconds to wait for the server's health endpoint before ``--open`` gives up.
+OPEN_TIMEOUT_S = 60
+#: Seconds the server gets to stop after SIGTERM before it is killed.
+STOP_GRACE_S = 10
 
 
 def _app_path() -> Path:
@@ -15,27 +31,112 @@ def _app_path() -> Path:
     return Path(dashboard.__file__).resolve().parent / "app.py"
 
 
-def _run(args: argparse.Namespace) -> int:
-    app = _app_path()
-    cmd = [
+def command(address: str, port: int) -> list[str]:
+    """The ``streamlit run`` command line (every setting that matters given explicitly)."""
+    return [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        str(app),
-        f"--server.address={args.address}",
-        f"--server.port={args.port}",
+        str(_app_path()),
+        f"--server.address={address}",
+        f"--server.port={port}",
+        "--server.headless=true",  # no e-mail prompt, no browser opened by Streamlit
+        "--browser.gatherUsageStats=false",
+        f"--browser.serverAddress={address}",
     ]
-    if args.headless:
-        cmd.append("--server.headless=true")
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def _open_when_ready(url: str, proc: subprocess.Popen) -> None:
+    import webbrowser
+
+    deadline = time.monotonic() + OPEN_TIMEOUT_S
+    while time.monotonic() < deadline and proc.poll() is None:
+        if _healthy(url):
+            webbrowser.open(url)
+            return
+        time.sleep(0.3)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM the server's process group, wait, then SIGKILL what is left."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def _run(args: argparse.Namespace) -> int:
+    app = _app_path()
+    env = os.environ.copy()
+    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
     # Streamlit reads .streamlit/config.toml from the working directory, so run from the app's
-    # folder to pick up ours (upload cap, XSRF, no usage statistics).
-    return subprocess.call(cmd, cwd=app.parent, env=os.environ.copy())
+    # folder to pick up ours (upload cap, XSRF, theme) whatever folder the user is in.
+    proc = subprocess.Popen(
+        command(args.address, args.port),
+        cwd=app.parent,
+        env=env,
+        stdin=subprocess.DEVNULL,  # nothing may wait for an answer on a terminal
+        start_new_session=True,  # its own process group: one signal reaches all of it
+    )
+    url = f"http://{args.address}:{args.port}"
+    print(f"clustlens dashboard on {url} (Ctrl-C to stop)", flush=True)
+
+    stop_at: list[float] = []  # when a stop was asked (signal handlers must not wait)
+
+    def on_signal(signum: int, _frame: object) -> None:
+        if not stop_at:
+            stop_at.append(time.monotonic())
+            _signal_group(proc, signal.SIGTERM)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if args.open:
+            threading.Thread(target=_open_when_ready, args=(url, proc), daemon=True).start()
+        while proc.poll() is None:
+            if stop_at and time.monotonic() - stop_at[0] > STOP_GRACE_S:
+                _signal_group(proc, signal.SIGKILL)
+            time.sleep(0.2)
+        return 0 if stop_at else int(proc.returncode)
+    finally:
+        _stop(proc)
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("dashboard", help="open the dashboard (demo loaded)")
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8501)
-    p.add_argument("--headless", action="store_true", help="do not open a browser")
+    p.add_argument("--open", action="store_true", help="open a browser once the server answers")
+    p.add_argument(
+        "--headless",
+        action="store_true",
+        help="accepted for compatibility: the server never asks or opens anything by itself",
+    )
     p.set_defaults(func=_run)

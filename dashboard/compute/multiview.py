@@ -173,6 +173,7 @@ def _ssf(
     gamma: float,
     max_iter: int,
     tol: float,
+    init: str,
     _views,
     _labels,
     _names,
@@ -190,6 +191,7 @@ def _ssf(
         gamma=gamma,
         max_iter=max_iter,
         tol=tol,
+        init=init,
     )
     metrics = mc.evaluate(y, res.labels)
     w = np.asarray(res.weights, dtype=float)
@@ -207,6 +209,14 @@ def _ssf(
         "panels": [panel_display(Z, y) for Z in res.Z],
         "fused": panel_display(res.S, y, symmetrise=False),
         "view_names": list(_names),
+        "init": res.init,
+        "guard_fired": bool(res.guard_fired),
+        "min_component": int(res.min_component),
+        "xi_log": [
+            {k: e[k] for k in ("iteration", "xi", "n_components", "smallest", "guard", "exact")}
+            | {"steps": len(e["steps"])}
+            for e in res.xi_log
+        ],
     }
 
 
@@ -217,7 +227,8 @@ def ssf(
     beta: float,
     gamma: float,
     max_iter: int = 30,
-    tol: float = 1e-6,
+    tol: float = 1e-5,
+    init: str = "pkn",
 ) -> dict[str, Any]:
     """One SSF fit on ``data`` (features scaled to [-1, 1] as in the paper), cached."""
     return _ssf(
@@ -227,6 +238,7 @@ def ssf(
         float(gamma),
         int(max_iter),
         float(tol),
+        str(init),
         data.views,
         data.labels,
         data.view_names,
@@ -241,6 +253,7 @@ def _protocol(
     params: tuple[tuple[str, Any], ...],
     knn: tuple[int, ...],
     kmeans_n_init: int,
+    selection: str,
     _views,
     _labels,
     _names,
@@ -255,6 +268,7 @@ def _protocol(
         ssf_params=dict(params),
         knn_grid=knn,
         kmeans_n_init=kmeans_n_init,
+        selection=selection,
     )
     table = res.table
     best = {k: table[f"{k}_mean"].max() for k in METRIC_KEYS}
@@ -265,14 +279,16 @@ def _protocol(
             mark = " ★" if np.isclose(r[f"{k}_mean"], best[k]) else ""
             row[METRIC_LABELS[k]] = f"{r[f'{k}_mean']:.4f} ± {r[f'{k}_std']:.4f}{mark}"
         shown.append(row)
-    settings = res.runs.groupby("method", sort=False)["setting"].first().to_dict()
-    for row in shown:
-        row["setting"] = str(settings.get(row["method"], ""))
+    for row, (_m, r) in zip(shown, table.iterrows(), strict=True):
+        row["setting"] = str(r.get("setting", ""))
+        row["chosen"] = str(r.get("selected_by", ""))
     csv_rows = [
-        {"method": str(m), **{c: float(v) for c, v in r.items()}} for m, r in table.iterrows()
+        {"method": str(m), **{c: (v if isinstance(v, str) else float(v)) for c, v in r.items()}}
+        for m, r in table.iterrows()
     ]
     return {
         "shown": shown,
+        "notes": list(res.notes),
         "csv": export.to_csv(csv_rows),
         "latex": res.to_latex(caption=mean_std_caption(runs)),
         "runs": runs,
@@ -287,8 +303,10 @@ def protocol(
     params: dict[str, Any],
     knn: tuple[int, ...] = QUICK_KNN,
     kmeans_n_init: int = 10,
+    selection: str = "truth",
 ) -> dict[str, Any]:
-    """SSF and the spectral-clustering baselines over ``runs`` seeded runs: mean ± std table
+    """SSF and every baseline (SC per view, SC_avg, SC_concat, AMGL, SwMC, co-regularised SC)
+    over ``runs`` seeded runs: mean ± std table
     (★ marks the best mean per column), CSV (formula-escaped) and LaTeX (booktabs) texts."""
     # a k-NN graph needs k < N: small user data would otherwise fail on the larger sizes
     sizes = tuple(int(k) for k in knn if int(k) < data.n) or (max(1, data.n - 1),)
@@ -298,6 +316,7 @@ def protocol(
         tuple(sorted(params.items())),
         sizes,
         int(kmeans_n_init),
+        str(selection),
         data.views,
         data.labels,
         data.view_names,

@@ -74,7 +74,9 @@ def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | No
             truth, pred = inputs.counts_inputs(name, data)
             _install_counts(s, name, truth, pred)
             return None
-        return inputs.build_input(role, name, data, **pick)
+        inp = inputs.build_input(role, name, data, **pick)
+        _check_size(s, inp)
+        return inp
     except ClustlensInputError as exc:
         s.messages.append(
             (
@@ -94,6 +96,34 @@ def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | No
             )
         )
     return None
+
+
+def _check_size(s: AppState, inp: Input) -> None:
+    """Refuse a prediction or C whose size does not match the user's ground truth.
+
+    (Against the demo's ground truth a different size is fine: the demo makes way for it.)
+    An edge-list C smaller than N is padded on install, so only a larger one is refused.
+    """
+    t = s.truth
+    if t is None or t.demo:
+        return
+    if inp.role == "pred" and inp.n != t.n:
+        raise ClustlensInputError(
+            f"it has {inp.n:,} labels but the ground truth {t.name} has {t.n:,} (expected "
+            f"{t.n:,}); a prediction must label the same points",
+            source=inp.name,
+        )
+    if inp.role == "coef":
+        from metrics_core.io import EDGE_LIST_NOTE
+
+        m = inp.value.shape[0]
+        edge_list = EDGE_LIST_NOTE in inp.notes
+        if m != t.n and not (edge_list and m < t.n):
+            raise ClustlensInputError(
+                f"C is {m:,} x {m:,} but the ground truth {t.name} has {t.n:,} points "
+                f"(expected {t.n:,} x {t.n:,})",
+                source=inp.name,
+            )
 
 
 def _install_counts(s: AppState, name: str, truth: Input, pred: Input) -> None:

@@ -22,7 +22,9 @@ from metrics_core.multiview._baselines import (
 )
 from metrics_core.multiview._data import HW_VIEWS, load_hw, load_views_from_files
 from metrics_core.multiview._protocol import (
+    ALL_METHODS,
     DEFAULT_SSF,
+    METHODS,
     METRIC_KEYS,
     METRIC_LABELS,
     ProtocolResult,
@@ -32,12 +34,15 @@ from metrics_core.multiview._protocol import (
     summarise,
 )
 from metrics_core.multiview._simplex import project_simplex
-from metrics_core.multiview._ssf import SSFResult, scale_features, ssf_fit
+from metrics_core.multiview._ssf import INITS, SSFResult, pkn_graph, scale_features, ssf_fit
 
 __all__ = [
+    "ALL_METHODS",
     "DEFAULT_SSF",
     "HW_VIEWS",
+    "INITS",
     "KNN_GRID",
+    "METHODS",
     "METRIC_KEYS",
     "METRIC_LABELS",
     "ProtocolResult",
@@ -47,6 +52,7 @@ __all__ = [
     "latex_table",
     "load_hw",
     "load_views_from_files",
+    "pkn_graph",
     "project_simplex",
     "run_protocol",
     "scale_features",

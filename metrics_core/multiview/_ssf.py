@@ -109,6 +109,17 @@ class SSFResult:
         Whether the relative change of ``J`` went below ``tol``.
     F_views : list of numpy.ndarray
         Final per-view embeddings ``F_v``.
+    init : str
+        The initial graph used (``"pkn"`` or ``"ridge"``).
+    xi_log : list of dict
+        The ξ search of every outer iteration: ``iteration``, ``xi`` (kept), ``steps`` (ξ values
+        tried), ``n_components`` and ``smallest`` (component size) of the kept ``S``, ``guard``
+        (a tried ``S`` was shattered: a component below ``min_component``) and ``exact``
+        (the kept ``S`` has exactly ``K`` components, none below ``min_component``).
+    guard_fired : bool
+        Whether the shatter guard rejected an ``S`` in any iteration.
+    min_component : int
+        The guard's smallest acceptable component.
     """
 
     labels: np.ndarray
@@ -124,6 +135,10 @@ class SSFResult:
     n_iter: int = 0
     converged: bool = False
     F_views: list[np.ndarray] = field(default_factory=list)
+    init: str = "pkn"
+    xi_log: list[dict] = field(default_factory=list)
+    guard_fired: bool = False
+    min_component: int = 2
 
 
 def scale_features(X: np.ndarray) -> np.ndarray:
@@ -196,6 +211,68 @@ class _RidgeView:
     def data_terms(self, Z: np.ndarray) -> float:
         resid = self.V - Z.T @ self.V  # rows: x_i - X z_i
         return float(np.sum(resid * resid) + self.alpha * np.sum(Z * Z))
+
+
+INITS = ("pkn", "ridge")
+
+
+def pkn_graph(X: np.ndarray, n_neighbors: int) -> np.ndarray:
+    r"""Adaptive probabilistic neighbours (Nie, Wang & Huang, KDD 2014, "Clustering and projected
+    clustering with adaptive neighbors"), as an ``N x N`` graph, column ``i`` for point ``i``.
+
+    Point i's neighbour weights solve ``min_s Σ_j d_ij s_j + r ||s||²`` on the simplex with
+    ``r`` chosen so that exactly ``k`` weights are positive; closed form on the sorted squared
+    distances ``d_i1 <= ... <= d_i,k+1`` (self excluded):
+
+    .. math::
+
+        s_{ij} = rac{d_{i,k+1} - d_{ij}}{k\, d_{i,k+1} - \sum_{h \le k} d_{ih}}
+        \quad (j 	ext{ among the } k 	ext{ nearest}), \qquad 0 	ext{ otherwise}.
+
+    Every column sums to 1. Ties at the ``k+1``-th distance give a zero denominator; those
+    points get uniform weights ``1/k`` on their ``k`` nearest.
+
+    Examples
+    --------
+    Points 0, 1, 3 on a line, k = 1: each point's single neighbour gets weight 1.
+
+    >>> pkn_graph(np.array([[0.0], [1.0], [3.0]]), 1).T.tolist()
+    [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+
+    k = 2 for point 0 of 0, 1, 3, 4: squared distances 1, 9, 16 -> (16-1, 16-9) / (2*16-10).
+
+    >>> w = pkn_graph(np.array([[0.0], [1.0], [3.0], [4.0]]), 2)[:, 0]
+    >>> w.round(6).tolist()
+    [0.0, 0.681818, 0.318182, 0.0]
+    """
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    k = int(n_neighbors)
+    if not 1 <= k < n - 1:
+        raise ValueError(f"n_neighbors must be in [1, {n - 2}], got {k}")
+    r = np.einsum("ij,ij->i", X, X)
+    D = r[:, None] + r[None, :] - 2.0 * (X @ X.T)
+    np.maximum(D, 0.0, out=D)
+    np.fill_diagonal(D, np.inf)
+    idx = np.argpartition(D, k, axis=1)[:, : k + 1]
+    d = np.take_along_axis(D, idx, axis=1)
+    order = np.argsort(d, axis=1, kind="stable")
+    idx = np.take_along_axis(idx, order, axis=1)
+    d = np.take_along_axis(d, order, axis=1)
+    num = d[:, [k]] - d[:, :k]
+    den = k * d[:, k] - d[:, :k].sum(axis=1)
+    tie = den <= 1e-12 * np.maximum(d[:, k], 1e-300)
+    weights = np.where(tie[:, None], 1.0 / k, num / np.where(tie, 1.0, den)[:, None])
+    W = np.zeros((n, n))
+    W[np.repeat(np.arange(n), k), idx[:, :k].ravel()] = weights.ravel()
+    return W.T
+
+
+def _normalized_affinity(A: np.ndarray) -> np.ndarray:
+    """``D^{-1/2} A D^{-1/2}`` (isolated vertices keep a zero row)."""
+    d = A.sum(axis=1)
+    inv = np.where(d > 0, 1.0 / np.sqrt(np.where(d > 0, d, 1.0)), 0.0)
+    return inv[:, None] * A * inv[None, :]
 
 
 def _laplacian(W: np.ndarray) -> np.ndarray:
@@ -295,6 +372,9 @@ def ssf_fit(
     max_xi_steps: int = 40,
     embedding: str = "affinity",
     record_objective: bool = True,
+    init: str = "pkn",
+    init_neighbors: int = 10,
+    min_component: int | None = None,
 ) -> SSFResult:
     """Fit the spectral-structure-fusion multi-view clustering model.
 
@@ -330,6 +410,18 @@ def ssf_fit(
     record_objective : bool
         Compute ``J`` every iteration (one ``N² d_v`` product per view); if False the stopping
         rule uses the relative change of ``S`` instead.
+    init : {"pkn", "ridge"}
+        The initial graph of every view. ``"pkn"`` (default): adaptive probabilistic
+        neighbours (:func:`pkn_graph`, Nie, Wang & Huang, KDD 2014) with ``init_neighbors``
+        neighbours, and ``F_v`` the top-``K`` eigenvectors of its normalised affinity
+        ``D^{-1/2} Z̄_v D^{-1/2}``. ``"ridge"``: the ridge self-representation without the
+        spectral term and ``F_v`` the top-``K`` eigenvectors of ``Z̄_v`` (clustlens before
+        0.2). The paper does not say; on HW ``"pkn"`` is better (README, "Multi-view").
+    init_neighbors : int
+        ``k`` of the PKN initial graphs.
+    min_component : int, optional
+        The ξ guard: an ``S`` with a connected component smaller than this counts as shattered
+        (ξ too strong), like one with too many components. Default ``max(2, N // (10 K))``.
 
     Returns
     -------
@@ -360,16 +452,26 @@ def ssf_fit(
     n_views = len(Xs)
     ridges = [_RidgeView(x, alpha) for x in Xs]
 
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+    guard = int(min_component) if min_component is not None else max(2, n // (10 * k))
+
     # --- initialisation (deterministic) ---
     v0 = np.random.default_rng(seed).standard_normal(n)  # ARPACK start vector, fixed by seed
-    Zs = [r.z_update(None, 0.0) for r in ridges]
-    Fs = [_top_eigvecs((Z + Z.T) / 2, k, v0)[1] for Z in Zs]
+    if init == "pkn":
+        Zs = [pkn_graph(x, min(init_neighbors, n - 2)) for x in Xs]
+        # The PKN graphs have init_neighbors entries per column: Lanczos on the sparse matrix.
+        Fs = [_top_eigvecs(csr_matrix(_normalized_affinity((Z + Z.T) / 2)), k, v0)[1] for Z in Zs]
+    else:
+        Zs = [r.z_update(None, 0.0) for r in ridges]
+        Fs = [_top_eigvecs((Z + Z.T) / 2, k, v0)[1] for Z in Zs]
     w = np.full(n_views, 1.0 / n_views)
-    S, F, _, n_comp, evals = _update_s(Fs, w, gamma, k, None, 0.0, max_xi_steps, v0)
+    S, F, _, n_comp, evals, _ = _update_s(Fs, w, gamma, k, None, 0.0, max_xi_steps, v0, guard)
     w = _weights(S, Fs, gamma)
     xi = float(xi_init) * 2.0 * float(w.sum())
 
     objective: list[float] = []
+    xi_log: list[dict] = []
     rank_pen: list[float] = [float(np.sum(evals[:k]))]
     xi_hist: list[float] = [0.0]
     w_hist: list[np.ndarray] = [w.copy()]
@@ -386,7 +488,8 @@ def ssf_fit(
             spectral = Zbar if embedding == "affinity" else -_laplacian(Zbar)
             Fs[v] = _top_eigvecs(2.0 * gamma * w[v] * S + beta * spectral, k, v0, Fs[v])[1]
             w[v] = _weight(S, Fs[v], gamma)
-        S, F, xi, n_comp, evals = _update_s(Fs, w, gamma, k, F, xi, max_xi_steps, v0)
+        S, F, xi, n_comp, evals, log = _update_s(Fs, w, gamma, k, F, xi, max_xi_steps, v0, guard)
+        xi_log.append({"iteration": it, **log})
         w = _weights(S, Fs, gamma)
         xi_hist.append(xi)
         rank_pen.append(float(np.sum(evals[:k])))
@@ -415,6 +518,10 @@ def ssf_fit(
         n_iter=n_iter,
         converged=converged,
         F_views=Fs,
+        init=init,
+        xi_log=xi_log,
+        guard_fired=any(e["guard"] for e in xi_log),
+        min_component=guard,
     )
 
 
@@ -458,7 +565,8 @@ def _update_s(
     xi: float,
     max_steps: int,
     v0: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, float, int, np.ndarray]:
+    min_component: int = 1,
+) -> tuple[np.ndarray, np.ndarray, float, int, np.ndarray, dict]:
     """Algorithm 1: ``min_S Σ_v w_v ||S - γF_vF_vᵀ||² + 2ξ Tr(Fᵀ L_S F)`` with ``K`` components.
 
     Column ``j``: ``Σ_v w_v ||s - a_vj||² + ξ Σ_i s_i ||f_i - f_j||²`` is, up to a constant,
@@ -468,28 +576,52 @@ def _update_s(
     ξ direction: the penalty ``ξ Σ_i s_i d_ij`` charges every edge by its embedding distance;
     a larger ``ξ`` removes more cross edges, so the number of components grows with ``ξ``.
     More than ``K`` components → decrease ``ξ``; fewer → increase it (as in CLR's code).
-    Returns ``(S, F, ξ, n_components, eigenvalues)``.
+
+    The shatter guard: an ``S`` with ``K`` (or more) components of which one is smaller than
+    ``min_component`` points is the rank constraint cutting off a few points, not a clustering;
+    it counts as "ξ too strong" too. Such an ``S`` is never kept while an unshattered one was
+    seen; if the search ends without ``K`` proper components, the last ``S`` with fewer
+    components (or, failing that, the last tried) is kept and the log says so.
+    Returns ``(S, F, ξ, n_components, eigenvalues, log)``.
     """
     W = float(w.sum())
     A = _fuse_target(Fs, w, gamma)
-    lo = hi = None  # ξ known to give too few (lo) / too many (hi) components
-    best = None
+    lo = hi = None  # ξ known to give too few (lo) / too many or too small (hi) components
+    best = fallback = None
+    tried: list[float] = []
+    guard = False
     for _ in range(max(1, max_steps)):
         target = A if (F is None or xi == 0.0) else A - (xi / (2.0 * W)) * _sq_dists(F)
         S = project_simplex(target, axis=0, exclude_diagonal=True)
         S = (S + S.T) / 2
         n_comp, comp = _components(S)
-        if n_comp > k and F is not None and xi != 0.0:
-            # Too many components: weaken the penalty, keep the old F (as CLR does).
-            best = (S, F, xi, n_comp, np.zeros(k))
+        smallest = int(np.bincount(comp).min())
+        tried.append(float(xi))
+        searching = F is not None and xi != 0.0
+        shattered = n_comp >= k and smallest < min_component
+        guard |= bool(shattered and searching)
+        if searching and (n_comp > k or shattered):
+            # Too many (or shattered) components: weaken the penalty, keep the old F (as CLR).
+            if best is None:
+                fallback = (S, F, xi, n_comp, np.zeros(k), smallest)
             hi = xi
             xi = float(np.sqrt(lo * hi)) if lo is not None else xi / 2.0
             continue
         evals, F_new = _smallest_lap_eigvecs(S, k, n_comp, comp, v0)
-        best = (S, F_new, xi, n_comp, evals)
-        if F is None or xi == 0.0 or n_comp == k:
-            return best
+        best = (S, F_new, xi, n_comp, evals, smallest)
+        if not searching or n_comp == k:
+            break
         lo = xi  # too few components: strengthen the penalty, move F to the new S
         xi = float(np.sqrt(lo * hi)) if hi is not None else xi * 2.0
         F = F_new
-    return best
+    kept = best if best is not None else fallback
+    S, F_out, xi_out, n_comp, evals, smallest = kept
+    log = {
+        "xi": float(xi_out),
+        "steps": tried,
+        "n_components": int(n_comp),
+        "smallest": int(smallest),
+        "guard": bool(guard),
+        "exact": bool(n_comp == k and smallest >= min_component),
+    }
+    return S, F_out, xi_out, n_comp, evals, log

@@ -1,0 +1,83 @@
+"""``clustlens dashboard`` as a person (or a script) starts it: no question, from any folder,
+usage statistics off, and SIGTERM / SIGINT leave no process behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from dashboard.cli._serve import command
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(x) for x in out.stdout.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:  # a zombie is gone for our purposes
+        return fh.read().split()[2] != "Z"
+
+
+def test_command_never_prompts_and_never_reports_usage():
+    cmd = command("127.0.0.1", 8501)
+    assert "--server.headless=true" in cmd
+    assert "--browser.gatherUsageStats=false" in cmd
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_starts_without_a_terminal_from_any_folder_and_stops_cleanly(tmp_path, sig):
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dashboard.cli", "dashboard", "--port", str(port)],
+        cwd=tmp_path,  # not the project: the config must still be found
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _healthy(port):
+            assert proc.poll() is None, proc.stdout.read()
+            assert time.monotonic() < deadline, "no answer on /_stcore/health within 60 s"
+            time.sleep(0.3)
+        server = _children(proc.pid)
+        assert server, "the streamlit server process was not found"
+        proc.send_signal(sig)
+        proc.wait(30)
+        time.sleep(0.5)
+        assert not any(_alive(p) for p in server), "a server process outlived clustlens"
+        assert not _healthy(port)
+        text = proc.stdout.read()
+        assert "Email" not in text and "gatherUsageStats" not in text, text
+    finally:
+        if proc.poll() is None:
+            proc.kill()
