@@ -177,3 +177,11 @@ def test_cli_init_methods_and_selection(tmp_path, capsys):
     assert "AMGL" in printed and "Co-reg (pairwise)" in printed and "note:" in printed
     assert cli_main([*base, "--methods", "ssf,mvsc"]) == 2
     assert "unknown method" in capsys.readouterr().err
+
+
+def test_protocol_convergence_record_carries_the_xi_search():
+    views, y = make_multiview(n_per_cluster=40, n_clusters=4, seed=0)
+    res = run_protocol(views, y, runs=1, methods=("ssf",), ssf_params={"xi_init": 1e6})
+    conv = res.convergence
+    assert {"xi", "xi_steps", "n_components", "smallest_component", "guard_fired"} <= set(conv)
+    assert conv["guard_fired"].any() and (conv.loc[conv.iteration > 0, "n_components"] == 4).all()

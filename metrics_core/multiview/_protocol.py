@@ -321,8 +321,20 @@ def run_protocol(
                     **sc,
                 }
             )
+            xi = {e["iteration"]: e for e in res.xi_log}
             conv_rows += [
-                {"run": r, "seed": seed, "iteration": i, "objective": o}
+                {
+                    "run": r,
+                    "seed": seed,
+                    "iteration": i,
+                    "objective": o,
+                    # the ξ search of that iteration (none at the initialisation, i = 0)
+                    "xi": xi[i]["xi"] if i in xi else float("nan"),
+                    "xi_steps": len(xi[i]["steps"]) if i in xi else 0,
+                    "n_components": xi[i]["n_components"] if i in xi else None,
+                    "smallest_component": xi[i]["smallest"] if i in xi else None,
+                    "guard_fired": bool(xi[i]["guard"]) if i in xi else False,
+                }
                 for i, o in enumerate(res.objective)
             ]
             w_rows += [
