@@ -73,3 +73,35 @@ def test_clustlens_evaluate_imports_neither_streamlit_nor_plotly(tmp_path) -> No
     )
     assert out.returncode == 0, out.stderr
     assert "HEAVY []" in out.stderr
+
+
+def test_clustlens_help_imports_nothing_heavy() -> None:
+    """``clustlens --help`` builds no subcommand parser: numpy, scipy, sklearn, streamlit stay
+    out (the speed goal lives in a benchmark; this keeps the cause from coming back)."""
+    code = (
+        "import sys, contextlib, io; from dashboard.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n        main(['--help'])\n    except SystemExit:\n        pass\n"
+        "heavy = [m for m in ('numpy', 'scipy', 'sklearn', 'pandas', 'streamlit') "
+        "if m in sys.modules]\nprint('HEAVY', heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+
+
+def test_every_command_help_line_matches_its_parser() -> None:
+    """The one-line help ``clustlens --help`` shows (without importing a command) is the line
+    each command registers."""
+    import argparse
+    import importlib
+
+    from dashboard.cli import SUBCOMMANDS as DASH
+    from metrics_core.cli import SUBCOMMANDS as LIB
+
+    for name, (module, help_text) in {**LIB, **DASH}.items():
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers()
+        importlib.import_module(module).register(sub)
+        registered = {a.dest: a.help for a in sub._choices_actions}
+        assert name in sub.choices
+        assert registered[name] == help_text, (name, registered[name], help_text)

@@ -12,8 +12,14 @@ from collections.abc import Sequence
 
 from metrics_core import cli as _library_cli
 
-#: The dashboard's subcommand modules, mounted after the library's.
-SUBCOMMANDS: tuple[str, ...] = ("dashboard.cli._serve", "dashboard.cli._report")
+#: The dashboard's commands, mounted after the library's: name -> (module, one-line help).
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "dashboard": ("dashboard.cli._serve", "open the dashboard (demo loaded)"),
+    "report": (
+        "dashboard.cli._report",
+        "write a self-contained HTML report (metrics, conventions, interactive figures)",
+    ),
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -106,7 +106,9 @@ def _controls(s: state.AppState) -> None:
                 "files": [(f.name, f.getvalue()) for f in files or []],
                 "labels": None if lab is None else (lab.name, lab.getvalue()),
             }
-        st.markdown("**SSF parameters** (the seed paper's defaults: α = 10, β = 1e-3, γ = 6)")
+        st.markdown(
+            "**SSF parameters** (the defaults of Liu, Wang & Qian's paper: α = 10, β = 1e-3, γ = 6)"
+        )
         p = st.columns([1, 1, 1, 1, 2])
         params = {
             "alpha": float(p[0].number_input("α (ridge)", 1e-6, 1e6, 10.0, key="mv_alpha")),

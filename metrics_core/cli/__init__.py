@@ -18,29 +18,63 @@ from collections.abc import Sequence
 
 from metrics_core.validation._errors import ClustlensInputError
 
-#: The library's subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS: tuple[str, ...] = (
-    "metrics_core.cli._evaluate",
-    "metrics_core.cli._sweep",
-    "metrics_core.cli._multiview",
-)
+#: The library's commands, in the order ``--help`` lists them: name -> (module, one-line help).
+#: Only the module of the command being run is imported (its parser may need heavy modules for
+#: its choices); ``clustlens --help`` imports none of them.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "evaluate": (
+        "metrics_core.cli._evaluate",
+        "print every metric for a prediction against ground truth",
+    ),
+    "sweep": (
+        "metrics_core.cli._sweep",
+        "run a model over a parameter grid (or score a sweep bundle) into a CSV table",
+    ),
+    "multiview": (
+        "metrics_core.cli._multiview",
+        "multi-view clustering (SSF) with baselines over repeated runs",
+    ),
+}
 
 
-def build_parser(extra: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The ``clustlens`` parser: the library's commands, then the modules named in ``extra``."""
+def _command(argv: Sequence[str], names: Sequence[str]) -> str | None:
+    """The command named on the line (the first word that is one), else None."""
+    for word in argv:
+        if word in names:
+            return word
+        if not word.startswith("-"):
+            return None
+    return None
+
+
+def build_parser(
+    extra: dict[str, tuple[str, str]] | None = None, command: str | None = "*"
+) -> argparse.ArgumentParser:
+    """The ``clustlens`` parser: the library's commands, then those in ``extra``.
+
+    ``command`` names the one command whose module is imported and whose full parser is built
+    (``"*"``: all of them); the others get a placeholder with their one-line help.
+    """
     parser = argparse.ArgumentParser(
         prog="clustlens",
         description="Look inside a clustering result: external metrics, SRE/CONN, dashboard.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in (*SUBCOMMANDS, *extra):
-        importlib.import_module(module_name).register(subparsers)
+    for name, (module_name, help_text) in {**SUBCOMMANDS, **(extra or {})}.items():
+        if command in ("*", name):
+            importlib.import_module(module_name).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, extra: Sequence[str] = ()) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, extra: dict[str, tuple[str, str]] | None = None
+) -> int:
     """Run the command line; returns the process exit code."""
-    parser = build_parser(extra)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    names = [*SUBCOMMANDS, *(extra or {})]
+    parser = build_parser(extra, _command(argv, names))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)

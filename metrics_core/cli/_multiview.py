@@ -154,7 +154,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "multiview",
         help="multi-view clustering (SSF) with baselines over repeated runs",
-        description="Run spectral structure fusion (SSF) and spectral-clustering baselines "
+        description="Run spectral structure fusion (SSF) and its baselines (SC, AMGL, SwMC, "
+        "co-reg) "
         "over repeated runs; write mean ± std tables (CSV, LaTeX), convergence and weights.",
     )
     src = p.add_mutually_exclusive_group(required=True)

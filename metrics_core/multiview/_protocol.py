@@ -48,7 +48,7 @@ DEFAULT_SSF = {
 
 #: Every method of the comparison: its table row(s) and where it comes from.
 METHODS: dict[str, str] = {
-    "ssf": "SSF: spectral structure fusion (the seed paper)",
+    "ssf": "SSF: multi-view clustering by spectral structure fusion (Liu, Wang & Qian)",
     "sc": "SC_<view>: spectral clustering on one view's k-NN graph (Ng, Jordan & Weiss 2002)",
     "sc_avg": "SC_avg: spectral clustering on the mean of the views' k-NN graphs",
     "sc_concat": "SC_concat: spectral clustering on the k-NN graph of the concatenated features",
@@ -494,7 +494,7 @@ def _select(per_setting, selection: str, n_clusters: int) -> tuple[int, str]:
             for _s, _k, _v, recs in per_setting
         ]
         best = max(range(len(per_setting)), key=lambda i: means[i])
-        return best, "chosen by the best mean ACC against the ground truth (as the seed paper)"
+        return best, "chosen by the best mean ACC against the ground truth (as Liu, Wang & Qian do)"
     if per_setting[0][1] == "labels":  # SwMC: no embedding to judge; the authors' own choice
         names = [s for s, *_ in per_setting]
         return (names.index("k=10") if "k=10" in names else 0), "fixed by the authors (k=10)"

@@ -1,4 +1,4 @@
-"""SSF and every baseline on HW, in the seed paper's protocol (run by hand).
+"""SSF and every baseline on HW, in the protocol of Liu, Wang & Qian's paper (run by hand).
 
     python tests/benchmarks/bench_multiview.py                 # 20 runs (the paper's protocol)
     python tests/benchmarks/bench_multiview.py --runs 2 --quick
