@@ -110,6 +110,7 @@ class Analysis:
     display: dict[str, Any] | None = None
     inputs: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    diagnosis: list[dict[str, Any]] = field(default_factory=list)  # of the active prediction
 
 
 # ------------------------------------------------------------------------------ builders
@@ -293,6 +294,15 @@ def analyse(
     display = None
     if coef is not None:
         display = affinity_display(labels_true, preds[active], coef, sort_mode)
+    from metrics_core.diagnosis import diagnose
+
+    found = diagnose(
+        labels_true,
+        preds[active],
+        coef,
+        noise_policy=conv.noise_policy,
+        **(conv.affinity_kwargs() if coef is not None else {}),
+    )
     return Analysis(
         conventions=conv,
         results=results,
@@ -302,6 +312,7 @@ def analyse(
         display=display,
         inputs=[dict(i) for i in inputs],
         notes=list(notes),
+        diagnosis=[f.as_dict() for f in found],
     )
 
 

@@ -233,8 +233,12 @@ def build_report(
     notes: Sequence[str] = (),
     title: str = "clustlens report",
     created: _dt.datetime | None = None,
+    findings: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
     """The whole report as one HTML string.
+
+    ``findings`` (the diagnosis of the active prediction, :func:`metrics_core.diagnosis.diagnose`
+    as dicts) adds "What went wrong, and why" after the metrics.
 
     ``results`` maps a prediction name to its ``evaluate`` dict; ``figures`` are (caption,
     figure) pairs; ``conventions`` are the switches in force (NMI normaliser, noise policy, C
@@ -256,6 +260,13 @@ def build_report(
         for cap, fig in figures
     )
     note_items = "".join(f"<li>{_e(n)}</li>" for n in notes)
+    cause_words = {"representation": "already in C", "clustering": "the clustering step",
+                   "unknown": "no C to trace it"}  # fmt: skip
+    finding_items = "".join(
+        f"<li><b>{_e(f['kind'])}</b> · {f['points']:,} point{'s' if f['points'] != 1 else ''}"
+        f" · <i>{_e(cause_words.get(f['cause'], f['cause']))}</i> — {_e(f['text'])}</li>"
+        for f in findings or []
+    )
     body = [
         f"<h1>{_e(title)}</h1>",
         f"<p class='meta'>Created {_e(stamp)} with clustlens {_e(vers['clustlens'])}. "
@@ -270,6 +281,13 @@ def build_report(
         "<h2>Metrics</h2>",
         metrics_table_html(results),
     ]
+    if findings is not None:
+        body += [
+            "<h2>What went wrong, and why</h2>",
+            f"<ol class='notes'>{finding_items}</ol>"
+            if finding_items
+            else "<p>No split, merge or misassigned point.</p>",
+        ]
     if note_items:
         body += ["<h2>Notes</h2>", f"<ul class='notes'>{note_items}</ul>"]
     if figures:
@@ -310,6 +328,7 @@ def analysis_report(
         notes.insert(0, f"figures are drawn for the prediction {analysis.active}")
     return build_report(
         analysis.results,
+        findings=analysis.diagnosis,
         figures=report_figures(analysis),
         inputs=inputs,
         conventions=analysis.conventions.table(),

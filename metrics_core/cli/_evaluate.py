@@ -55,6 +55,13 @@ def _run(args: argparse.Namespace) -> int:
     )
     affinity = None
     notes: list[str] = []
+    diagnosis = None
+    if args.explain and args.table:
+        raise ClustlensInputError(
+            "--explain needs the labels in memory (--true/--pred, optionally --coef, or "
+            "--contingency); an engine's counts have no points to trace",
+            source="arguments",
+        )
     if args.table:
         metrics, described, affinity, notes = _run_table(args, kwargs)
     elif args.contingency:
@@ -66,6 +73,12 @@ def _run(args: argparse.Namespace) -> int:
             )
         loaded = cio.load_table(args.contingency)
         metrics = evaluate(contingency=loaded.table, **kwargs)
+        if args.explain:
+            from metrics_core.diagnosis import diagnose
+            from metrics_core.partition import contingency_from_table
+
+            table = contingency_from_table(loaded.table, loaded.classes, loaded.clusters)
+            diagnosis = diagnose(contingency=table, thresholds=_thresholds(args))
         described = [{"role": "contingency", "file": args.contingency,
                       "shape": list(loaded.table.shape)}]  # fmt: skip
     else:
@@ -79,11 +92,26 @@ def _run(args: argparse.Namespace) -> int:
             conventions = affinity_conventions(orientation_argument(args), args.preset)
             keys, affinity = affinity_report(inputs.coef.value, inputs.truth.value, **conventions)
             metrics.update(keys)
+        if args.explain:
+            from metrics_core.diagnosis import diagnose
+
+            conv = {"orientation": orientation_argument(args), "preset": args.preset}
+            diagnosis = diagnose(
+                inputs.truth.value,
+                inputs.preds[0].value,
+                None if inputs.coef is None else inputs.coef.value,
+                thresholds=_thresholds(args),
+                noise_policy=args.noise_policy,
+                **{k: v for k, v in conv.items() if v is not None},
+            )
         described = inputs.describe()
     if args.json:
         out: dict = {**metrics, "inputs": described}
         if affinity is not None:
             out["affinity"] = affinity
+        if diagnosis is not None:
+            out["diagnosis"] = [f.as_dict() for f in diagnosis]
+            out["diagnosis_thresholds"] = _thresholds(args).as_dict()
         print(json.dumps(out, indent=2, allow_nan=True))
     elif args.csv:
         buf = io.StringIO()
@@ -95,12 +123,40 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(format_inputs(described))
         print(format_table(metrics))
+        if diagnosis is not None:
+            print(format_diagnosis(diagnosis, _thresholds(args)))
         for note in notes:
             print(f"note: {note}")
     return 0
 
 
 _TABLE_FLAGS = ("true_col", "pred_col", "id_col", "edges")
+
+
+def _thresholds(args: argparse.Namespace):
+    from metrics_core.diagnosis import Thresholds
+
+    return Thresholds(
+        min_share=args.min_share, weak_conn=args.weak_conn, leak_share=args.leak_share
+    )
+
+
+def format_diagnosis(findings: list, thresholds) -> str:
+    """One finding per line, most costly first, each with its cause."""
+    t = thresholds
+    lines = [
+        "",
+        f"[diagnosis] (thresholds: min share {t.min_share:g}, weak CONN < {t.weak_conn:g}, "
+        f"leakage ≥ {t.leak_share:g}, coincide ≥ {t.coincide:g})",
+    ]
+    if not findings:
+        lines.append("  no split, merge or misassigned point: the prediction equals the truth")
+    for k, f in enumerate(findings, 1):
+        cause = {"representation": "in C", "clustering": "clustering step"}.get(f.cause, "")
+        pts = f"{f.points:,} point{'s' if f.points != 1 else ''}"
+        lines.append(f"  {k}. [{f.kind}, {pts}{', ' + cause if cause else ''}] "
+                     f"{f.text}")  # fmt: skip
+    return "\n".join(lines)
 
 
 def _refuse_table_flags(args: argparse.Namespace) -> None:
@@ -193,6 +249,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "in-memory path's budget (default 2GB)",
     )
     p.add_argument("--beta", type=float, default=1.0, help="V-measure β")
+    diag = p.add_argument_group(
+        "diagnosis", "--explain: every split, merge and misassignment, costed and (with C) traced"
+    )
+    diag.add_argument(
+        "--explain",
+        action="store_true",
+        help='print the diagnosis after the table (with --json: a "diagnosis" list)',
+    )
+    diag.add_argument(
+        "--min-share",
+        type=float,
+        default=0.1,
+        help="share of a class (cluster) that makes a piece of a split (merge)",
+    )
+    diag.add_argument(
+        "--weak-conn",
+        type=float,
+        default=0.05,
+        help="λ2 below which a class is held together by weak links",
+    )
+    diag.add_argument(
+        "--leak-share",
+        type=float,
+        default=0.05,
+        help="share of two classes' coefficient mass on each other that is a leak",
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument(
         "--json",
