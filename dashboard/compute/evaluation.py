@@ -234,3 +234,42 @@ def diagnosis(
         pred.value,
         None if c is None else c.value,
     )
+
+
+@st.cache_data(**_CACHE)
+def _uncertainty(
+    tkey: str, pkey: str, bkey: str, avg: str, n: int, seed: int, _t, _p, _b
+) -> dict[str, Any]:
+    from metrics_core.uncertainty import bootstrap_intervals, method_text, paired_difference
+
+    rows = bootstrap_intervals(_t, _p, n_boot=n, n_perm=n, seed=seed, average_method=avg)
+    out: dict[str, Any] = {
+        "method": method_text(n, n, 0.95, seed),
+        "rows": [r.as_dict() for r in rows],
+    }
+    if _b is not None:
+        diff = paired_difference(_t, _p, _b, n_boot=n, seed=seed, average_method=avg)
+        out["paired"] = [r.as_dict() for r in diff]
+        out["paired_method"] = (
+            f"paired 95% percentile bootstrap over points, {n:,} resamples (the same draws "
+            f"score both predictions); two-sided p for no difference; seed {seed}"
+        )
+    return out
+
+
+def uncertainty(
+    truth: Input, pred: Input, other: Input | None, conv: Conventions, n: int, seed: int
+) -> dict[str, Any]:
+    """Bootstrap intervals and permutation p-values of ``pred`` (and its paired difference to
+    ``other``), cached on the inputs' keys (:mod:`metrics_core.uncertainty`)."""
+    return _uncertainty(
+        truth.key,
+        pred.key,
+        other.key if other is not None else "",
+        conv.average_method,
+        int(n),
+        int(seed),
+        truth.value,
+        pred.value,
+        None if other is None else other.value,
+    )

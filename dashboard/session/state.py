@@ -98,6 +98,8 @@ class AppState:
     # Name of the counts table the ground truth and prediction were rebuilt from (None: the
     # labels are real points). Such "points" are in an arbitrary order: no C can match them.
     from_counts: str | None = None
+    # The Summary page's last "Compute" of intervals: resamples, seed, paired prediction.
+    uncertainty_request: dict[str, Any] | None = None
     sweep: SweepState = field(default_factory=SweepState)
     multiview: MultiviewState = field(default_factory=MultiviewState)
     learn: LearnState = field(default_factory=LearnState)

@@ -140,6 +140,48 @@ def _diagnosis(s: state.AppState, pred, conv: Conventions) -> None:
                 "--explain`")  # fmt: skip
 
 
+def _uncertainty(s: state.AppState, pred, conv: Conventions) -> None:
+    """Is the score a real difference from chance, or from another prediction?"""
+    st.subheader("Is it a real difference?")
+    others = [p.name for p in s.compatible_preds() if p.name != pred.name]
+    c1, c2, c3, c4 = st.columns([1, 1, 2, 1], vertical_alignment="bottom")
+    n = int(c1.number_input("resamples", 100, 10_000, 1000, 100, key="unc_n"))
+    seed = int(c2.number_input("seed", 0, 1_000_000, 0, key="unc_seed"))
+    other = c3.selectbox(
+        "compare with (paired)", ["—", *others], key="unc_other",
+        help="the same bootstrap draws score both predictions of the same points",
+    )  # fmt: skip
+    if c4.button("Compute", key="unc_run", help="a few seconds for 1,000 resamples"):
+        s.uncertainty_request = {"n": n, "seed": seed, "other": other, "pred": pred.name}
+    req = s.uncertainty_request
+    if not req or req["pred"] != pred.name:
+        ui.note(
+            "ACC, ARI, AMI and NMI with a 95% bootstrap interval over points and a p-value "
+            "against chance (the prediction shuffled, cluster sizes kept); press Compute."
+        )
+        return
+    b = s.pred(req["other"]) if req["other"] != "—" else None
+    with st.spinner("resampling …"):
+        out = compute.uncertainty(s.truth, pred, b, conv, req["n"], req["seed"])
+    rows = [
+        {"metric": column_label(r["metric"]), "value": f"{r['value']:.4f}",
+         "95% interval": f"[{r['low']:.4f}, {r['high']:.4f}]",
+         "p vs chance": f"{r['p_value']:.3g}"}
+        for r in out["rows"]
+    ]  # fmt: skip
+    st.table(rows, hide_index=True, border="horizontal")
+    ui.note(out["method"])
+    if "paired" in out:
+        rows = [
+            {"metric": column_label(r["metric"]), f"{b.name} − {pred.name}": f"{r['value']:+.4f}",
+             "95% interval": f"[{r['low']:+.4f}, {r['high']:+.4f}]",
+             "p (no difference)": f"{r['p_value']:.3g}"}
+            for r in out["paired"]
+        ]  # fmt: skip
+        st.table(rows, hide_index=True, border="horizontal")
+        ui.note(out["paired_method"])
+
+
 def render() -> None:
     s = state.get()
     conv = state.conventions()
@@ -162,6 +204,7 @@ def render() -> None:
         m = compute.metrics(s.truth, pred, s.coef, conv)
         _cards(m, conv)
         _diagnosis(s, pred, conv)
+        _uncertainty(s, pred, conv)
         st.subheader("Every metric, by family")
         ui.note("one row per metric: its value, formula and the convention it uses")
         rows = compute.metric_rows(m)

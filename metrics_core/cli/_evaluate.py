@@ -56,6 +56,14 @@ def _run(args: argparse.Namespace) -> int:
     affinity = None
     notes: list[str] = []
     diagnosis = None
+    uncertainty = None
+    if args.uncertainty and (args.table or args.contingency):
+        raise ClustlensInputError(
+            "--uncertainty resamples points: give --true and --pred (a counts table has none)",
+            source="arguments",
+        )
+    if args.uncertainty < 0:
+        raise ClustlensInputError("must be >= 0", source="--uncertainty")
     if args.explain and args.table:
         raise ClustlensInputError(
             "--explain needs the labels in memory (--true/--pred, optionally --coef, or "
@@ -105,10 +113,27 @@ def _run(args: argparse.Namespace) -> int:
                 **{k: v for k, v in conv.items() if v is not None},
             )
         described = inputs.describe()
+        if args.uncertainty:
+            from metrics_core.uncertainty import bootstrap_intervals, method_text
+
+            rows = bootstrap_intervals(
+                inputs.truth.value, inputs.preds[0].value, n_boot=args.uncertainty,
+                n_perm=args.uncertainty, seed=args.seed, average_method=args.average_method,
+            )  # fmt: skip
+            uncertainty = {
+                "method": method_text(args.uncertainty, args.uncertainty, 0.95, args.seed),
+                "n_boot": args.uncertainty,
+                "n_perm": args.uncertainty,
+                "level": 0.95,
+                "seed": args.seed,
+                "metrics": [r.as_dict() for r in rows],
+            }
     if args.json:
         out: dict = {**metrics, "inputs": described}
         if affinity is not None:
             out["affinity"] = affinity
+        if uncertainty is not None:
+            out["uncertainty"] = uncertainty
         if diagnosis is not None:
             out["diagnosis"] = [f.as_dict() for f in diagnosis]
             out["diagnosis_thresholds"] = _thresholds(args).as_dict()
@@ -123,6 +148,11 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(format_inputs(described))
         print(format_table(metrics))
+        if uncertainty is not None:
+            print(f"\n[uncertainty] {uncertainty['method']}")
+            for r in uncertainty["metrics"]:
+                print(f"  {r['metric']:<4} {r['value']:.4f}  95% CI [{r['low']:.4f}, "
+                      f"{r['high']:.4f}]  p = {r['p_value']:.4g}")  # fmt: skip
         if diagnosis is not None:
             print(format_diagnosis(diagnosis, _thresholds(args)))
         for note in notes:
@@ -249,6 +279,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "in-memory path's budget (default 2GB)",
     )
     p.add_argument("--beta", type=float, default=1.0, help="V-measure β")
+    unc = p.add_argument_group("uncertainty", "is the score a real difference from chance?")
+    unc.add_argument(
+        "--uncertainty",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N bootstrap resamples (95%% percentile interval of ACC, ARI, AMI, NMI) and N "
+        'permutations (p-value against chance); with --json: "uncertainty"',
+    )
+    unc.add_argument("--seed", type=int, default=0, help="seed of the resampling (0)")
     diag = p.add_argument_group(
         "diagnosis", "--explain: every split, merge and misassignment, costed and (with C) traced"
     )
