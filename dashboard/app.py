@@ -26,6 +26,7 @@ PAGES: dict[str, list[tuple[str, str, str, str]]] = {
         ("views/summary.py", "Summary", ":material/summarize:", "summary"),
         ("views/contingency.py", "Contingency", ":material/grid_on:", "contingency"),
         ("views/pairs.py", "Pair confusion", ":material/join_inner:", "pairs"),
+        ("views/compare.py", "Compare", ":material/compare_arrows:", "compare"),
         ("views/affinity.py", "Affinity", ":material/hub:", "affinity"),
     ],
     "Explore": [

@@ -273,3 +273,15 @@ def uncertainty(
         pred.value,
         None if other is None else other.value,
     )
+
+
+@st.cache_data(**_CACHE)
+def _comparison(tkey: str, akey: str, bkey: str, conv_key: str, _conv, _t, _a, _b):
+    from dashboard.analysis.compare import compare
+
+    return compare(_t, _a, _b, _conv)
+
+
+def comparison_of(truth: Input, a: Input, b: Input, conv: Conventions):
+    """:class:`dashboard.analysis.compare.Comparison` of predictions ``a`` and ``b``, cached."""
+    return _comparison(truth.key, a.key, b.key, conv.key, conv, truth.value, a.value, b.value)

@@ -26,8 +26,13 @@ def contingency_heatmap(
     mode: str = "counts",
     n_matched: int = 0,
     title: str | None = None,
+    row_title: str = "true class",
+    col_title: str = "predicted cluster (matched to the row on the diagonal first)",
 ) -> go.Figure:
     """Classes (rows) x clusters (columns) heatmap, in the given (matched) order.
+
+    ``row_title``/``col_title`` name the axes (another pair of partitions, e.g. two
+    predictions, keeps the same picture with its own words).
 
     ``table`` holds counts; ``mode`` picks what the colour shows (``"counts"``, ``"row"``,
     ``"column"`` shares); the annotation always shows the count (and the share when normalised).
@@ -81,11 +86,11 @@ def contingency_heatmap(
         )
     fig.update_xaxes(
         type="category",
-        title="predicted cluster (matched to the row on the diagonal first)",
+        title=col_title,
         side="top",
         tickangle=-45 if c > 12 else 0,
     )
-    fig.update_yaxes(type="category", title="true class", autorange="reversed")
+    fig.update_yaxes(type="category", title=row_title, autorange="reversed")
     title = title or (
         f"Contingency table — {MODE_TITLES.get(mode, mode)}, ordered by optimal matching"
     )
@@ -110,6 +115,9 @@ def sankey(
     values: np.ndarray,
     n_matched: int = 0,
     title: str = "Where each class goes: class → cluster flow",
+    row_word: str = "class",
+    col_word: str = "cluster",
+    subtitle: str | None = None,
 ) -> go.Figure:
     """Sankey diagram of the flows ``(sources[i] → targets[i], values[i])`` (row → column).
 
@@ -122,7 +130,9 @@ def sankey(
     src = np.asarray(sources, dtype=np.int64)
     dst = np.asarray(targets, dtype=np.int64)
     val = np.asarray(values, dtype=np.int64)
-    labels = [f"class {r}" for r in plain_all(rows)] + [f"cluster {x}" for x in plain_all(cols)]
+    labels = [f"{row_word} {r}" for r in plain_all(rows)] + [
+        f"{col_word} {x}" for x in plain_all(cols)
+    ]
     palette = list(QUALITATIVE)
     n_m = min(int(n_matched), k, c)
     node_colors = [palette[i % len(palette)] for i in range(k)] + [
@@ -177,7 +187,8 @@ def sankey(
     return style(
         fig,
         title,
-        subtitle="classes and clusters in the heatmap's matched order; a matched cluster "
+        subtitle=subtitle
+        or "classes and clusters in the heatmap's matched order; a matched cluster "
         "takes its class's colour, unmatched clusters are grey",
         height=height,
     )

@@ -31,6 +31,7 @@ KNOWN_VIEWS = [
     "Summary",
     "Contingency",
     "Pair confusion",
+    "Compare",
     "Affinity",
     "Sweep",
     "Multi-view",
@@ -41,6 +42,7 @@ TABBED_VIEWS = ["Learn"]
 #: Keyed Plotly charts (``st.plotly_chart(key=...)`` -> CSS class ``st-key-<key>``) that must draw.
 MUST_DRAW = {
     "Contingency": ["contingency_heatmap"],
+    "Compare": ["cmp_heatmap", "cmp_flow"],
     "Affinity": ["affinity_plot"],
     "Sweep": ["sweep_tradeoff"],  # the SRE–CONN trade-off plot of the demo sweep
     "Multi-view": ["mv_views"],
