@@ -47,3 +47,17 @@ def test_compare_page_on_the_demo():
     spec = json.loads(next(el.proto.spec for el in at.get("plotly_chart")))
     assert spec["data"]
     assert np.isfinite(len(table))
+
+
+def test_affinity_needs_no_prediction():
+    """SRE, CONN, leakage and the affinity plot from ground truth + C alone (issue 12, item 4)."""
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.run()
+    for _ in range(2):  # the demo's two predictions
+        at.button(key="remove_pred").click().run()
+    at.switch_page("views/affinity.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.main.error
+    charts = {el.proto.id.rsplit("-", 1)[-1] for el in at.get("plotly_chart")}
+    assert {"affinity_plot", "conn_bars", "sre_class", "leakage_matrix"} <= charts
+    assert "no prediction loaded" in " ".join(c.value for c in at.caption)

@@ -81,12 +81,18 @@ def page_header(title: str, s: AppState, pred: Input | None, conv: Conventions) 
         )
 
 
-def require(s: AppState, pred: Input | None, *, need_coef: bool = False) -> bool:
-    """Show what is missing or mismatched; True when the page can be drawn."""
+def require(
+    s: AppState, pred: Input | None, *, need_coef: bool = False, need_pred: bool = True
+) -> bool:
+    """Show what is missing or mismatched; True when the page can be drawn.
+
+    ``need_pred=False``: the page works from the ground truth and C alone (SRE, CONN, leakage
+    and the affinity plot need no prediction).
+    """
     if s.truth is None:
         st.info("Upload ground-truth labels in the sidebar to start.")
         return False
-    if pred is None:
+    if pred is None and need_pred:
         st.info("Upload a prediction (labels) in the sidebar to start.")
         return False
     problems = s.problems(pred)

@@ -17,14 +17,18 @@ def render() -> None:
     conv = state.conventions()
     pred = state.active_pred(s)
     ui.page_header("Affinity", s, pred, conv)
-    if not ui.require(s, pred, need_coef=True):
+    if not ui.require(s, pred, need_coef=True, need_pred=False):
         return
+    if pred is None:
+        ui.note("no prediction loaded: SRE, CONN, leakage and the affinity plot need only the "
+                "ground truth and C")  # fmt: skip
     c1, c2 = st.columns([3, 2])
+    modes = list(SORT_MODES) if pred is not None else [m for m in SORT_MODES if "pred" not in m]
     sort_mode = c1.radio(
         "Sort points by",
-        list(SORT_MODES),
+        modes,
         horizontal=True,
-        key="aff_sort",
+        key="aff_sort" if pred is not None else "aff_sort_truth_only",
         persist_state="session",
     )
     colour = c2.radio(
