@@ -9,10 +9,10 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 
 import pytest
 
+from dashboard.cli._serve import _healthy as _server_healthy
 from dashboard.cli._serve import command
 
 pytestmark = pytest.mark.slow
@@ -25,11 +25,7 @@ def _free_port() -> int:
 
 
 def _healthy(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-            return r.status == 200
-    except OSError:
-        return False
+    return _server_healthy(f"http://127.0.0.1:{port}")
 
 
 def _children(pid: int) -> list[int]:

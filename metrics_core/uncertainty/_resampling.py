@@ -57,6 +57,14 @@ def _scores(ti: np.ndarray, pi: np.ndarray, k: int, c: int, metrics: Sequence[st
     return [float(REGISTRY[m].kernel(stats)) for m in metrics]
 
 
+def _resample(rng: np.random.Generator, n: int, n_boot: int, width: int, score) -> np.ndarray:
+    """``score(idx)`` for ``n_boot`` draws of N point indices with replacement (one stream)."""
+    out = np.empty((n_boot, width))
+    for b in range(n_boot):
+        out[b] = score(rng.integers(0, n, n))
+    return out
+
+
 def _check(metrics: Sequence[str], n: int, n_boot: int, n_perm: int, level: float) -> None:
     unknown = [m for m in metrics if m not in REGISTRY]
     if unknown:
@@ -96,10 +104,11 @@ def bootstrap_intervals(
     pi, c = _codes(p)
     rng = np.random.default_rng(seed)
     observed = _scores(ti, pi, k, c, metrics, average_method)
-    boot = np.empty((n_boot, len(metrics)))
-    for b in range(n_boot):
-        idx = rng.integers(0, n, n)
-        boot[b] = _scores(ti[idx], pi[idx], k, c, metrics, average_method)
+
+    def one(idx: np.ndarray) -> list[float]:
+        return _scores(ti[idx], pi[idx], k, c, metrics, average_method)
+
+    boot = _resample(rng, n, n_boot, len(metrics), one)
     exceed = np.zeros(len(metrics))
     for _ in range(n_perm):
         null = _scores(ti, rng.permutation(pi), k, c, metrics, average_method)
@@ -150,11 +159,12 @@ def paired_difference(
     rng = np.random.default_rng(seed)
     sb = _scores(ti, bi, k, cb, metrics, average_method)
     obs = np.subtract(sb, _scores(ti, ai, k, ca, metrics, average_method))
-    diffs = np.empty((n_boot, len(metrics)))
-    for r in range(n_boot):
-        idx = rng.integers(0, n, n)
+
+    def diff(idx: np.ndarray) -> np.ndarray:
         sb = _scores(ti[idx], bi[idx], k, cb, metrics, average_method)
-        diffs[r] = np.subtract(sb, _scores(ti[idx], ai[idx], k, ca, metrics, average_method))
+        return np.subtract(sb, _scores(ti[idx], ai[idx], k, ca, metrics, average_method))
+
+    diffs = _resample(rng, n, n_boot, len(metrics), diff)
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(diffs, [alpha, 1.0 - alpha], axis=0)
     out = []
