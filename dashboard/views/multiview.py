@@ -17,20 +17,15 @@ from dashboard.figures.multiview import affinity_panels, convergence_figure, wei
 from dashboard.session import state
 from dashboard.ui import widgets as ui
 from metrics_core.evaluation import mean_std_caption
+from metrics_core.multiview._protocol import DEFAULT_SSF
 
 SOURCES = {
     "hw": "HW: UCI handwritten digits, six views",
     "synthetic": "synthetic multi-view set",
     "upload": "your views (one file per view) + labels",
 }
-DEFAULT_PARAMS = {
-    "alpha": 10.0,
-    "beta": 1e-3,
-    "gamma": 6.0,
-    "max_iter": 30,
-    "tol": 1e-5,
-    "init": "pkn",
-}
+# The library's protocol defaults (one place), as the page's form fields take them.
+DEFAULT_PARAMS = {k: DEFAULT_SSF[k] for k in ("alpha", "beta", "gamma", "max_iter", "tol", "init")}
 INITS = {
     "pkn": "adaptive neighbours (Nie, Wang & Huang 2014) — default",
     "ridge": "ridge self-representation",
@@ -117,7 +112,7 @@ def _controls(s: state.AppState) -> None:
             ),
             "gamma": float(p[2].number_input("γ (fusion scale)", 1e-6, 1e6, 6.0, key="mv_gamma")),
             "max_iter": int(p[3].number_input("max iterations", 1, 200, 30, key="mv_iter")),
-            "tol": 1e-5,
+            "tol": DEFAULT_PARAMS["tol"],
             "init": p[4].selectbox(
                 "initial graphs",
                 list(INITS),
