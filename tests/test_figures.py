@@ -382,3 +382,13 @@ def test_exports_escape_formulas():
     assert ",-0.1" in text  # numbers are not strings: left alone
     payload = json.loads(export.to_json({"name": "+1", "v": float("nan"), "n": np.int64(3)}))
     assert payload == {"name": "'+1", "v": None, "n": 3}
+
+
+def test_ties_are_named_as_ties_in_the_bars():
+    """Two classes with the same λ₂ (or SRE): both marked, the word says it is a tie."""
+    from dashboard.figures.affinity import conn_bars, sre_class_bars
+
+    fig = conn_bars(["a", "b", "c"], [0.5, 0.1, 0.1])
+    assert list(fig.data[0].text) == ["", "tied weakest (2)", "tied weakest (2)"]
+    fig = sre_class_bars(["a", "b", "c"], [0.3, 0.3, 0.1])
+    assert list(fig.data[0].text) == ["tied worst (2)", "tied worst (2)", ""]

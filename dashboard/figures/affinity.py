@@ -239,10 +239,28 @@ def affinity_figure(
     return fig.update_layout(margin={"t": fig.layout.margin.t + 50})
 
 
+def extreme_mask(values: np.ndarray, which: str, rtol: float = 1e-9) -> np.ndarray:
+    """Which finite values equal the minimum (``"min"``) or maximum (to ``rtol``): a tie marks
+    every tied bar, so the words never single out one of equals.
+
+    Examples
+    --------
+    >>> extreme_mask(np.array([0.2, 0.1, 0.1, np.nan]), "min").tolist()
+    [False, True, True, False]
+    """
+    v = np.asarray(values, dtype=np.float64)
+    finite = np.isfinite(v)
+    if not finite.any():
+        return np.zeros(v.shape, dtype=bool)
+    ref = np.min(v[finite]) if which == "min" else np.max(v[finite])
+    return finite & np.isclose(v, ref, rtol=rtol, atol=1e-15)
+
+
 def conn_bars(
     class_names: Sequence[Any], values: Sequence[float], *, title: str | None = None
 ) -> go.Figure:
-    """Per-class connectivity λ₂ bars; the weakest class is red and labelled "weakest".
+    """Per-class connectivity λ₂ bars; the weakest class is red and labelled "weakest" (every
+    tied class "tied weakest (n)").
 
     The x axis is categorical and the label is the bar's own text, not an annotation placed
     by x value: Plotly reads a numeric-looking category ("1") in an annotation as a position,
@@ -251,14 +269,15 @@ def conn_bars(
     vals = np.asarray(values, dtype=np.float64)
     x = unique_names(plain_all(class_names))
     finite = np.isfinite(vals)
-    weakest = int(np.nanargmin(np.where(finite, vals, np.inf))) if finite.any() else -1
-    colors = [BAD if i == weakest else QUALITATIVE[0] for i in range(len(vals))]
+    low = extreme_mask(vals, "min")
+    word = "weakest" if low.sum() == 1 else f"tied weakest ({int(low.sum())})"
+    colors = [BAD if low[i] else QUALITATIVE[0] for i in range(len(vals))]
     fig = go.Figure(
         go.Bar(
             x=x,
             y=np.where(finite, vals, 0.0),
             marker_color=colors,
-            text=["weakest" if i == weakest else "" for i in range(len(vals))],
+            text=[word if low[i] else "" for i in range(len(vals))],
             textposition="outside",
             textfont={"color": BAD, "size": 13},
             cliponaxis=False,
@@ -280,13 +299,14 @@ def sre_class_bars(class_names: Sequence[Any], values: Sequence[float]) -> go.Fi
     """Mean SRE of the points of each class (lower is better); the worst is red, labelled."""
     vals = np.asarray(values, dtype=np.float64)
     x = unique_names(plain_all(class_names))
-    worst = int(np.nanargmax(vals)) if np.isfinite(vals).any() else -1
+    high = extreme_mask(vals, "max") & (np.nan_to_num(vals) > 0)
+    word = "worst" if high.sum() == 1 else f"tied worst ({int(high.sum())})"
     fig = go.Figure(
         go.Bar(
             x=x,
             y=vals,
-            marker_color=[BAD if i == worst else QUALITATIVE[1] for i in range(len(vals))],
-            text=["worst" if i == worst and vals[i] > 0 else "" for i in range(len(vals))],
+            marker_color=[BAD if high[i] else QUALITATIVE[1] for i in range(len(vals))],
+            text=[word if high[i] else "" for i in range(len(vals))],
             textposition="outside",
             textfont={"color": BAD, "size": 13},
             cliponaxis=False,
