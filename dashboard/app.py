@@ -28,6 +28,7 @@ PAGES: dict[str, list[tuple[str, str, str, str]]] = {
         ("views/pairs.py", "Pair confusion", ":material/join_inner:", "pairs"),
         ("views/compare.py", "Compare", ":material/compare_arrows:", "compare"),
         ("views/affinity.py", "Affinity", ":material/hub:", "affinity"),
+        ("views/points.py", "Points", ":material/scatter_plot:", "points"),
     ],
     "Explore": [
         ("views/sweep.py", "Sweep", ":material/tune:", "sweep"),

@@ -12,6 +12,14 @@ noise) with:
   and merge classes 4 and 5 (plus a few scattered mistakes), cluster ids in an arbitrary order.
 
 Kept small (tens of KB) so that the app starts fast.
+
+The Points page also offers the **handwritten-digits demo** (UCI "Multiple Features", HW: 2,000
+digits, the pixel view shipped in :mod:`metrics_core.datasets`, images of 16 rows x 15 columns):
+
+- ``hw_coef.npz``: the 10-nearest-neighbour graph of the pixel view (cosine, binary weights),
+  used as C;
+- ``hw_pred.txt``: spectral clustering of that graph into 10 clusters (ids in an arbitrary
+  order); its ground truth is the digit (``metrics_core.datasets.load_view("pix")``).
 """
 
 from __future__ import annotations
@@ -30,6 +38,9 @@ FILES = {
     "coef": "demo_coef.npz",
     "preds": ("demo_pred_run1.txt", "demo_pred_run2.txt"),
 }
+HW_FILES = {"coef": "hw_coef.npz", "pred": "hw_pred.txt"}
+#: Height x width of one pixel-view image (rows of 15 pixels, 16 rows).
+HW_IMAGE_SHAPE = (16, 15)
 
 
 def _lsr_topk(X: np.ndarray, lam: float = 0.05, k: int = 10) -> np.ndarray:
@@ -79,8 +90,23 @@ def build(seed: int = SEED) -> dict[str, object]:
     return {"truth": y + 1, "coef": coef, "preds": preds}
 
 
+def build_hw(seed: int = SEED) -> dict[str, object]:
+    """The handwritten-digits demo: ``truth`` (digit), ``coef`` (kNN graph), ``pred``, ``X``."""
+    from metrics_core.datasets import load_view
+    from metrics_core.models import knn_affinity, spectral_clustering
+
+    X, y = load_view("pix")
+    coef = sp.csr_array(knn_affinity(X, 10).coef, dtype=np.float32)
+    labels = np.asarray(spectral_clustering(coef, 10, seed=0).labels)
+    names = np.random.default_rng(seed).permutation(10)  # arbitrary cluster ids
+    return {"truth": y, "coef": coef, "pred": names[labels], "X": X}
+
+
 def write(directory: Path = HERE) -> list[Path]:
     """Write the demo files into ``directory`` and return their paths."""
+    hw = build_hw()
+    sp.save_npz(directory / HW_FILES["coef"], sp.csr_matrix(hw["coef"]), compressed=True)
+    np.savetxt(directory / HW_FILES["pred"], hw["pred"], fmt="%d")
     demo = build()
     out = [directory / FILES["truth"], directory / FILES["coef"]]
     np.savetxt(out[0], demo["truth"], fmt="%d")
@@ -88,7 +114,7 @@ def write(directory: Path = HERE) -> list[Path]:
     for name, pred in zip(FILES["preds"], demo["preds"], strict=True):
         np.savetxt(directory / name, pred, fmt="%d")
         out.append(directory / name)
-    return out
+    return [*out, directory / HW_FILES["coef"], directory / HW_FILES["pred"]]
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from dashboard.inputs._build import (
     data_matrix,
     from_array,
     load_demo,
+    load_hw_demo,
     pad_edge_list,
     warm_up_worker,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "data_matrix",
     "from_array",
     "load_demo",
+    "load_hw_demo",
     "pad_edge_list",
     "warm_up_worker",
 ]

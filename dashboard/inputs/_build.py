@@ -263,6 +263,31 @@ def load_demo() -> tuple[Input, list[Input], Input]:
 
 
 @st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False)
+def _hw_demo() -> tuple[Input, Input, Input, Input]:
+    from demo_data import make_demo
+    from metrics_core.datasets import load_view
+
+    X, y = load_view("pix")
+    paths = {k: DEMO_DIR / f for k, f in make_demo.HW_FILES.items()}
+    if not all(p.is_file() for p in paths.values()):
+        make_demo.write(DEMO_DIR)
+    coef = build_input("coef", "HW demo: kNN graph of the pixel view",
+                       paths["coef"].read_bytes(), trusted=True, demo=True)  # fmt: skip
+    pred = build_input("pred", "HW demo: spectral clustering",
+                       paths["pred"].read_bytes(), trusted=True, demo=True)  # fmt: skip
+    truth = from_array("truth", "HW demo: digit", y, demo=True)
+    data = from_array("data", "HW demo: pixel view (16 x 15 images)", X, demo=True)
+    return truth, pred, coef, data
+
+
+def load_hw_demo() -> tuple[Input, Input, Input, Input, tuple[int, int]]:
+    """The handwritten-digits demo: (truth, prediction, C, X, image shape (height, width))."""
+    from demo_data import make_demo
+
+    return (*_hw_demo(), make_demo.HW_IMAGE_SHAPE)
+
+
 def warm_up_worker() -> bool:
     """Start the upload worker's fork server in the background, once per process, so the
     first upload does not wait for it (and the first page does not either)."""

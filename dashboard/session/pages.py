@@ -52,3 +52,15 @@ class LearnState:
     points: Any = None
     points_version: int = 0
     report_html: str | None = None
+
+
+@dataclass
+class PointsState:
+    """What the Points page keeps between reruns.
+
+    ``image_shape``: (height, width) of one row of X drawn as an image, or ``None`` when the
+    rows of X are not images; ``selection``: the point indices last selected on the plot.
+    """
+
+    image_shape: tuple[int, int] | None = None
+    selection: Any = None

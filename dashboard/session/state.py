@@ -18,7 +18,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.analysis.conventions import Conventions
-from dashboard.session.pages import LearnState, MultiviewState, SweepState
+from dashboard.session.pages import LearnState, MultiviewState, PointsState, SweepState
 
 STATE_KEY = "clustlens"
 _SEEN_CARRY = "clustlens_seen_uploads"
@@ -90,6 +90,7 @@ class AppState:
     truth: Input | None = None
     preds: list[Input] = field(default_factory=list)
     coef: Input | None = None
+    data: Input | None = None  # a data matrix X (points as rows), for the Points page
     processed: set[str] = field(default_factory=set)  # uploader file ids already handled
     messages: list[tuple[str, str]] = field(default_factory=list)  # (level, text), last upload
     messages_for: str | None = None  # the input role whose upload produced ``messages``
@@ -103,10 +104,11 @@ class AppState:
     sweep: SweepState = field(default_factory=SweepState)
     multiview: MultiviewState = field(default_factory=MultiviewState)
     learn: LearnState = field(default_factory=LearnState)
+    points: PointsState = field(default_factory=PointsState)
 
     @property
     def is_demo(self) -> bool:
-        items = [self.truth, self.coef, *self.preds]
+        items = [self.truth, self.coef, self.data, *self.preds]
         return any(i is not None and i.demo for i in items)
 
     def pred(self, name: str | None) -> Input | None:
@@ -133,6 +135,9 @@ class AppState:
         if self.coef is not None and self.coef.demo and self.coef.n != n:
             dropped.append(self.coef.name)
             self.coef = None
+        if self.data is not None and self.data.demo and self.data.n != n:
+            dropped.append(self.data.name)
+            self.data = None
         keep = []
         for p in self.preds:
             if p.demo and p.n != n:

@@ -75,10 +75,17 @@ def page_header(title: str, s: AppState, pred: Input | None, conv: Conventions) 
     st.title(title)
     note(inputs_line(s, pred))
     if s.is_demo:
-        st.caption(
-            "Demo data: 5 synthetic subspaces; the prediction splits class 1 and merges "
-            "classes 4 and 5. Upload your own files in the sidebar."
-        )
+        if s.truth is not None and s.truth.name.startswith("HW demo"):
+            st.caption(
+                "Demo data: 2,000 handwritten digits (UCI Multiple Features, pixel view); C is "
+                "their 10-nearest-neighbour graph, the prediction its spectral clustering. "
+                "Upload your own files in the sidebar."
+            )
+        else:
+            st.caption(
+                "Demo data: 5 synthetic subspaces; the prediction splits class 1 and merges "
+                "classes 4 and 5. Upload your own files in the sidebar."
+            )
 
 
 def require(

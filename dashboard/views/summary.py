@@ -130,11 +130,19 @@ def _diagnosis(s: state.AppState, pred, conv: Conventions) -> None:
     for f in found[:8]:
         pts = f"{f['points']:,} point{'s' if f['points'] != 1 else ''}"
         cause = CAUSE_WORDS.get(f["cause"], "")
-        line, link = st.columns([6, 1], vertical_alignment="center")
+        line, link, where = st.columns([6, 1, 1], vertical_alignment="center")
         line.markdown(f"**{f['kind']}** · {pts} · *{cause}* — {ui.md_escape(f['text'])}")
         page = PAGE_OF.get(f["link"].get("page", ""))
         if page:
             link.page_link(page, label=f"open {f['link']['page']}")
+        focus = {k: str(f["link"][k]) for k in ("class", "cluster") if k in f["link"]}
+        if focus:
+            where.page_link(
+                "views/points.py",
+                label="show points",
+                query_params=focus,
+                help="the Points page, with these points ringed and listed",
+            )
     if len(found) > 8:
         ui.note(f"{len(found) - 8} smaller findings in the report and in `clustlens evaluate "
                 "--explain`")  # fmt: skip

@@ -33,6 +33,7 @@ KNOWN_VIEWS = [
     "Pair confusion",
     "Compare",
     "Affinity",
+    "Points",
     "Sweep",
     "Multi-view",
     "Learn",
@@ -44,6 +45,7 @@ MUST_DRAW = {
     "Contingency": ["contingency_heatmap"],
     "Compare": ["cmp_heatmap", "cmp_flow"],
     "Affinity": ["affinity_plot"],
+    "Points": ["points_plot_affinity_prediction"],
     "Sweep": ["sweep_tradeoff"],  # the SRE–CONN trade-off plot of the demo sweep
     "Multi-view": ["mv_views"],
 }
