@@ -124,3 +124,52 @@ def test_summary_page_intervals_and_paired_difference_on_request():
     assert "95% interval" in text and "p vs chance" in text and "p (no difference)" in text
     notes = " ".join(c.value for c in at.caption)
     assert "percentile bootstrap over points, 100 resamples" in notes.replace("\\", "")
+
+
+def test_report_carries_the_same_intervals_as_evaluate_json(tmp_path):
+    d = "demo_data/"
+    args = ["--true", d + "demo_true.txt", "--pred", d + "demo_pred_run1.txt"]
+    args += ["--uncertainty", "60", "--seed", "5"]
+    ev = subprocess.run([sys.executable, "-m", "metrics_core.cli", "evaluate", *args, "--json"],
+                        capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    want = {m["metric"]: m for m in json.loads(ev.stdout)["uncertainty"]["metrics"]}
+    out = tmp_path / "r.html"
+    cmd = [sys.executable, "-m", "dashboard.cli", "report", *args, "--out", str(out), "--quiet"]
+    rep = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert rep.returncode == 0, rep.stderr
+    html = out.read_text()
+    section = html[html.index("Is it a real difference?") :]
+    for m in ("acc", "ari", "ami", "nmi"):
+        w = want[m]
+        assert f"[{w['low']:.4f}, {w['high']:.4f}]" in section, m
+    assert "60 resamples" in section and "seed 5" in section
+    bad = subprocess.run([sys.executable, "-m", "dashboard.cli", "report", *args[:4],
+                          "--uncertainty", "-1", "--out", str(out)],
+                         capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    assert bad.returncode == 2 and "--uncertainty" in bad.stderr
+
+
+def test_summary_report_download_carries_the_computed_intervals(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.compute import evaluation as compute
+
+    seen = []
+    real = compute.report_html
+
+    def spy(*args, **kwargs):
+        html = real(*args, **kwargs)
+        seen.append(html)
+        return html
+
+    monkeypatch.setattr(compute, "report_html", spy)
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
+    at.run()
+    at.number_input(key="unc_n").set_value(100)
+    at.button(key="unc_run").click().run()
+    at.button(key="report_prepare").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = next(t.value for t in at.table if "95% interval" in str(t.value))
+    acc = str(shown.iloc[0]["95% interval"])  # the ACC row as the page shows it
+    assert seen and "Is it a real difference?" in seen[-1]
+    assert acc in seen[-1] and "100 resamples" in seen[-1]

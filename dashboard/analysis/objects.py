@@ -111,6 +111,8 @@ class Analysis:
     inputs: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     diagnosis: list[dict[str, Any]] = field(default_factory=list)  # of the active prediction
+    # bootstrap intervals / permutation p-values of the active prediction (see uncertainty())
+    uncertainty: dict[str, Any] | None = None
 
 
 # ------------------------------------------------------------------------------ builders
@@ -314,6 +316,43 @@ def analyse(
         notes=list(notes),
         diagnosis=[f.as_dict() for f in found],
     )
+
+
+def uncertainty(
+    labels_true: Any,
+    labels_pred: Any,
+    other: Any | None,
+    *,
+    n: int,
+    seed: int,
+    average_method: str = "arithmetic",
+    other_name: str = "",
+) -> dict[str, Any]:
+    """Bootstrap intervals and permutation p-values of one prediction, and (``other`` given)
+    the paired bootstrap of ``other`` − it: what Summary, the report and ``clustlens report
+    --uncertainty`` show (:mod:`metrics_core.uncertainty`)."""
+    from metrics_core.uncertainty import bootstrap_intervals, method_text, paired_difference
+
+    rows = bootstrap_intervals(
+        labels_true, labels_pred, n_boot=n, n_perm=n, seed=seed, average_method=average_method
+    )
+    out: dict[str, Any] = {
+        "method": method_text(n, n, 0.95, seed),
+        "rows": [r.as_dict() for r in rows],
+        "n": n,
+        "seed": seed,
+    }
+    if other is not None:
+        diff = paired_difference(
+            labels_true, labels_pred, other, n_boot=n, seed=seed, average_method=average_method
+        )
+        out["paired"] = [r.as_dict() for r in diff]
+        out["other"] = other_name
+        out["paired_method"] = (
+            f"paired 95% percentile bootstrap over points, {n:,} resamples (the same draws "
+            f"score both predictions); two-sided p for no difference; seed {seed}"
+        )
+    return out
 
 
 # ------------------------------------------------------------------------------ words

@@ -45,6 +45,8 @@ def _build(args: argparse.Namespace) -> int:
         raise ClustlensInputError("the folder of --out does not exist", source=str(out))
     if not args.pred:
         raise ClustlensInputError("give at least one --pred FILE", source="arguments")
+    if args.uncertainty < 0:
+        raise ClustlensInputError("must be >= 0", source="--uncertainty")
 
     loaded = load_inputs(args)
     conv = Conventions(
@@ -86,6 +88,20 @@ def _build(args: argparse.Namespace) -> int:
         conv,
         notes=notes,
     )
+    if args.uncertainty:
+        import dataclasses
+
+        from dashboard.analysis.objects import uncertainty
+
+        unc = uncertainty(
+            loaded.truth.value,
+            preds[analysis.active],
+            None,
+            n=args.uncertainty,
+            seed=args.seed,
+            average_method=conv.average_method,
+        )
+        analysis = dataclasses.replace(analysis, uncertainty=unc)
     html_text = report.analysis_report(analysis, inputs=inputs, title=args.title)
     tmp = out.with_name(out.name + ".part")
     tmp.write_text(html_text, encoding="utf-8")
@@ -109,5 +125,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_convention_arguments(p)
     p.add_argument("--title", default="clustlens report", help="report title")
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
+    p.add_argument(
+        "--uncertainty", type=int, default=0, metavar="N",
+        help="add 95%% bootstrap intervals and permutation p-values (N resamples each) of the "
+        "first prediction",
+    )  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(func=_build)

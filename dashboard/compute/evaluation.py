@@ -100,6 +100,7 @@ def analysis(
     active: Input,
     coef: Input | None,
     conv: Conventions,
+    uncertainty: dict[str, Any] | None = None,
 ) -> Analysis:
     """The whole :class:`Analysis` the report and the exports take, from the cached pieces."""
     fitting = [p for p in preds if p.n == truth.n]
@@ -115,6 +116,7 @@ def analysis(
         display=display,
         notes=notes,
         diagnosis=diagnosis(truth, active, coef, conv, DEFAULT_THRESHOLDS),
+        uncertainty=uncertainty,
     )
 
 
@@ -127,17 +129,25 @@ def _report(key: str, _analysis: Analysis, _inputs: tuple) -> str:
 
 
 def report_html(
-    truth: Input, preds: list[Input], active: Input, coef: Input | None, conv: Conventions
+    truth: Input,
+    preds: list[Input],
+    active: Input,
+    coef: Input | None,
+    conv: Conventions,
+    uncertainty: dict[str, Any] | None = None,
 ) -> str:
-    """The self-contained HTML report of the current analysis (figures for ``active``)."""
+    """The self-contained HTML report of the current analysis (figures for ``active``), with
+    the intervals Summary computed for ``active`` when given."""
     from dashboard.outputs import report
 
-    a = analysis(truth, preds, active, coef, conv)
+    a = analysis(truth, preds, active, coef, conv, uncertainty)
     used = [truth, *[p for p in preds if p.n == truth.n]]
     if coef_fits(truth, coef):
         used.append(coef)
     infos = tuple(report.InputInfo(i.role, i.name, i.sha256, i.n_bytes) for i in used)
-    key = "|".join([conv.key, active.key, *(i.key for i in used)])
+    unc = "" if uncertainty is None else f"unc:{uncertainty['n']}:{uncertainty['seed']}:"
+    unc += "" if uncertainty is None else str(uncertainty.get("other", ""))
+    key = "|".join([conv.key, active.key, unc, *(i.key for i in used)])
     return _report(key, a, infos)
 
 
@@ -238,23 +248,11 @@ def diagnosis(
 
 @st.cache_data(**_CACHE)
 def _uncertainty(
-    tkey: str, pkey: str, bkey: str, avg: str, n: int, seed: int, _t, _p, _b
+    tkey: str, pkey: str, bkey: str, avg: str, n: int, seed: int, other_name: str, _t, _p, _b
 ) -> dict[str, Any]:
-    from metrics_core.uncertainty import bootstrap_intervals, method_text, paired_difference
-
-    rows = bootstrap_intervals(_t, _p, n_boot=n, n_perm=n, seed=seed, average_method=avg)
-    out: dict[str, Any] = {
-        "method": method_text(n, n, 0.95, seed),
-        "rows": [r.as_dict() for r in rows],
-    }
-    if _b is not None:
-        diff = paired_difference(_t, _p, _b, n_boot=n, seed=seed, average_method=avg)
-        out["paired"] = [r.as_dict() for r in diff]
-        out["paired_method"] = (
-            f"paired 95% percentile bootstrap over points, {n:,} resamples (the same draws "
-            f"score both predictions); two-sided p for no difference; seed {seed}"
-        )
-    return out
+    return objects.uncertainty(
+        _t, _p, _b, n=n, seed=seed, average_method=avg, other_name=other_name
+    )
 
 
 def uncertainty(
@@ -269,6 +267,7 @@ def uncertainty(
         conv.average_method,
         int(n),
         int(seed),
+        "" if other is None else other.name,
         truth.value,
         pred.value,
         None if other is None else other.value,

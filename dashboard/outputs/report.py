@@ -234,8 +234,12 @@ def build_report(
     title: str = "clustlens report",
     created: _dt.datetime | None = None,
     findings: Sequence[Mapping[str, Any]] | None = None,
+    uncertainty: Mapping[str, Any] | None = None,
 ) -> str:
     """The whole report as one HTML string.
+
+    ``uncertainty`` (:func:`dashboard.analysis.objects.uncertainty`) adds "Is it a real
+    difference?": bootstrap intervals, permutation p-values and the paired difference.
 
     ``findings`` (the diagnosis of the active prediction, :func:`metrics_core.diagnosis.diagnose`
     as dicts) adds "What went wrong, and why" after the metrics.
@@ -288,6 +292,8 @@ def build_report(
             if finding_items
             else "<p>No split, merge or misassigned point.</p>",
         ]
+    if uncertainty is not None:
+        body += uncertainty_html(uncertainty)
     if note_items:
         body += ["<h2>Notes</h2>", f"<ul class='notes'>{note_items}</ul>"]
     if figures:
@@ -307,6 +313,38 @@ def build_report(
         f"<script type='text/javascript'>{plotly.offline.get_plotlyjs()}</script>"
         f"</head><body>{''.join(body)}</body></html>\n"
     )
+
+
+def uncertainty_html(u: Mapping[str, Any]) -> list[str]:
+    """The "Is it a real difference?" section: one table per comparison, method stated."""
+    from metrics_core.evaluation import column_label
+
+    def table(rows, head, fmt_value) -> str:
+        cells = "".join(
+            f"<tr><td>{_e(column_label(r['metric']))}</td>"
+            f"<td class='num'>{fmt_value(r['value'])}</td>"
+            f"<td class='num'>[{fmt_value(r['low'])}, {fmt_value(r['high'])}]</td>"
+            f"<td class='num'>{r['p_value']:.3g}</td></tr>"
+            for r in rows
+        )
+        return (
+            f"<table><thead><tr><th>metric</th><th class='num'>{_e(head[0])}</th>"
+            f"<th class='num'>95% interval</th><th class='num'>{_e(head[1])}</th></tr></thead>"
+            f"<tbody>{cells}</tbody></table>"
+        )
+
+    out = [
+        "<h2>Is it a real difference?</h2>",
+        table(u["rows"], ("value", "p vs chance"), lambda v: f"{v:.4f}"),
+        f"<p class='meta'>{_e(u['method'])}</p>",
+    ]
+    if "paired" in u:
+        out += [
+            f"<h3>Paired difference: {_e(u.get('other', 'other'))} minus this prediction</h3>",
+            table(u["paired"], ("difference", "p (no difference)"), lambda v: f"{v:+.4f}"),
+            f"<p class='meta'>{_e(u['paired_method'])}</p>",
+        ]
+    return out
 
 
 # ------------------------------------------------------------------------- one analysis
@@ -329,6 +367,7 @@ def analysis_report(
     return build_report(
         analysis.results,
         findings=analysis.diagnosis,
+        uncertainty=analysis.uncertainty,
         figures=report_figures(analysis),
         inputs=inputs,
         conventions=analysis.conventions.table(),

@@ -190,6 +190,15 @@ def _uncertainty(s: state.AppState, pred, conv: Conventions) -> None:
         ui.note(out["paired_method"])
 
 
+def _computed_uncertainty(s: state.AppState, pred, conv: Conventions) -> dict | None:
+    """The intervals last computed on this page for ``pred`` (the report carries them)."""
+    req = s.uncertainty_request
+    if not req or req["pred"] != pred.name:
+        return None
+    b = s.pred(req["other"]) if req["other"] != "—" else None
+    return compute.uncertainty(s.truth, pred, b, conv, req["n"], req["seed"])
+
+
 def render() -> None:
     s = state.get()
     conv = state.conventions()
@@ -294,7 +303,9 @@ def render() -> None:
         if row.button("Prepare HTML report", key="report_prepare"):
             s.report_requested = True
         if s.report_requested:
-            html = compute.report_html(s.truth, s.preds, pred, s.coef, conv)
+            html = compute.report_html(
+                s.truth, s.preds, pred, s.coef, conv, _computed_uncertainty(s, pred, conv)
+            )
             row.download_button(
                 "HTML report",
                 html,
