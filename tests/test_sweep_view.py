@@ -146,7 +146,9 @@ def test_open_setting_puts_it_into_summary_and_affinity():
     s = at.session_state["clustlens"]
     name = s.preds[-1].name
     assert name.startswith("sweep: lsr λ=")
-    assert s.truth.n == 200 and s.coef is not None and s.coef.value.shape == (200, 200)
+    own = s.preds[-1].own_coef  # the setting's C goes with its prediction
+    assert s.truth.n == 200 and own is not None and own.value.shape == (200, 200)
+    assert s.coef_for(s.preds[-1]) is own
     assert at.get("page_link")  # links to the views
     ok(at.switch_page("views/summary.py").run())
     assert not at.error, [unescape(e.value) for e in at.error]

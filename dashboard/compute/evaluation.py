@@ -50,8 +50,15 @@ def affinity(truth: Input, coef: Input, conv: Conventions) -> AffinityAnalysis:
     return _affinity(truth.key, coef.key, conv.key, conv, truth.value, coef.value)
 
 
+def own(pred: Input | None, coef: Input | None) -> Input | None:
+    """The C of ``pred``: its own when it carries one, else ``coef`` (the session's)."""
+    return pred.own_coef if pred is not None and pred.own_coef is not None else coef
+
+
 def metrics(truth: Input, pred: Input, coef: Input | None, conv: Conventions) -> dict[str, Any]:
-    """Every metric of one prediction (with SRE/CONN when C fits the labels)."""
+    """Every metric of one prediction (with SRE/CONN when its C fits the labels; a prediction
+    that carries its own C is scored with it)."""
+    coef = own(pred, coef)
     aff = affinity(truth, coef, conv) if coef_fits(truth, coef) else None
     return objects.combined_metrics(partition(truth, pred, conv), aff)
 
@@ -104,12 +111,13 @@ def analysis(
 ) -> Analysis:
     """The whole :class:`Analysis` the report and the exports take, from the cached pieces."""
     fitting = [p for p in preds if p.n == truth.n]
+    coef_all, coef = coef, own(active, coef)
     aff = affinity(truth, coef, conv) if coef_fits(truth, coef) else None
     display = affinity_display(truth, active, coef, "ground truth") if aff is not None else None
     notes = [f"{i.name}: {n}" for i in (truth, *fitting) for n in i.notes]
     return Analysis(
         conventions=conv,
-        results={p.name: metrics(truth, p, coef, conv) for p in fitting},
+        results={p.name: metrics(truth, p, coef_all, conv) for p in fitting},
         active=active.name,
         partition=partition(truth, active, conv),
         affinity=aff,
@@ -141,9 +149,14 @@ def report_html(
     from dashboard.outputs import report
 
     a = analysis(truth, preds, active, coef, conv, uncertainty)
-    used = [truth, *[p for p in preds if p.n == truth.n]]
-    if coef_fits(truth, coef):
-        used.append(coef)
+    fitting = [p for p in preds if p.n == truth.n]
+    used = [truth, *fitting]
+    seen: set[str] = set()
+    for p in fitting:  # each distinct C once, in order
+        c = own(p, coef)
+        if c is not None and c.key not in seen and coef_fits(truth, c):
+            seen.add(c.key)
+            used.append(c)
     infos = tuple(report.InputInfo(i.role, i.name, i.sha256, i.n_bytes) for i in used)
     unc = "" if uncertainty is None else f"unc:{uncertainty['n']}:{uncertainty['seed']}:"
     unc += "" if uncertainty is None else str(uncertainty.get("other", ""))
@@ -232,6 +245,7 @@ def diagnosis(
 ) -> list[dict[str, Any]]:
     """Every split, merge and misassignment of ``pred``, most costly first, traced to C when it
     fits (:func:`metrics_core.diagnosis.diagnose`), cached on the inputs' keys."""
+    coef = own(pred, coef)
     c = coef if coef_fits(truth, coef) else None
     return _diagnosis(
         truth.key,

@@ -67,6 +67,9 @@ class Input:
     notes: tuple[str, ...] = ()
     demo: bool = False
     n_bytes: int = 0
+    # A prediction's own C (a sweep setting, or uploaded for it): used instead of the session's
+    # C for this prediction's SRE/CONN, diagnosis, affinity and points.
+    own_coef: Input | None = None
 
     @property
     def key(self) -> str:
@@ -147,6 +150,12 @@ class AppState:
         self.preds = keep
         return dropped
 
+    def coef_for(self, pred: Input | None) -> Input | None:
+        """The C that goes with ``pred``: its own when it has one, else the session's C."""
+        if pred is not None and pred.own_coef is not None:
+            return pred.own_coef
+        return self.coef
+
     def problems(self, pred: Input | None = None) -> list[str]:
         """Size mismatches between the ground truth and ``pred`` / C, in plain words."""
         out = []
@@ -158,10 +167,11 @@ class AppState:
                 f"prediction {pred.name} has {pred.n:,} labels but the ground truth "
                 f"{self.truth.name} has {n:,}; upload files for the same points"
             )
-        if self.coef is not None and self.coef.value.shape != (n, n):
-            shape = " x ".join(f"{s:,}" for s in self.coef.value.shape)
+        coef = self.coef_for(pred)
+        if coef is not None and coef.value.shape != (n, n):
+            shape = " x ".join(f"{s:,}" for s in coef.value.shape)
             out.append(
-                f"coefficient matrix {self.coef.name} is {shape} but the ground truth has "
+                f"coefficient matrix {coef.name} is {shape} but the ground truth has "
                 f"{n:,} points (C must be N x N)"
             )
         return out
@@ -182,11 +192,12 @@ class AppState:
             return []
         return [p for p in self.preds if p.n == self.truth.n]
 
-    def coef_ok(self) -> bool:
+    def coef_ok(self, pred: Input | None = None) -> bool:
+        coef = self.coef_for(pred)
         return (
             self.truth is not None
-            and self.coef is not None
-            and self.coef.value.shape == (self.truth.n, self.truth.n)
+            and coef is not None
+            and coef.value.shape == (self.truth.n, self.truth.n)
         )
 
 

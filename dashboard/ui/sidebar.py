@@ -6,6 +6,7 @@ file adds one message and changes nothing that was loaded before.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import scipy.sparse as sp
@@ -32,7 +33,14 @@ HINTS = {
     "counts": "Upload (class, cluster, count) rows, e.g. the output of a SQL GROUP BY or of "
     "DuckDB/Spark.",
 }
-UPLOADER_KEYS = {"truth": "up_truth", "pred": "up_preds", "coef": "up_coef", "counts": "up_counts"}
+HINTS["pred_coef"] = HINTS["coef"]
+UPLOADER_KEYS = {
+    "truth": "up_truth",
+    "pred": "up_preds",
+    "coef": "up_coef",
+    "counts": "up_counts",
+    "pred_coef": "up_pred_coef",
+}
 #: role -> how many times its uploader was emptied after a rejected file
 K_UPLOADER_VERSION = "sidebar_uploader_versions"
 FORMATS_HELP = {
@@ -50,6 +58,7 @@ ROLE_NAMES = {
     "pred": "prediction",
     "coef": "coefficient matrix",
     "counts": "counts table",
+    "pred_coef": "prediction's own C",
 }
 ORIENT_LABELS = {
     "rows": "rows — row i represents point i (Python: X ≈ C X)",
@@ -74,6 +83,8 @@ def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | No
             truth, pred = inputs.counts_inputs(name, data)
             _install_counts(s, name, truth, pred)
             return None
+        if role == "pred_coef":
+            return _own_coef(s, name, data)
         inp = inputs.build_input(role, name, data, **pick)
         _check_size(s, inp)
         return inp
@@ -96,6 +107,25 @@ def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | No
             )
         )
     return None
+
+
+def _own_coef(s: AppState, name: str, data: bytes) -> Input:
+    """A C for the active prediction only: N x N for that prediction's N (an edge list is
+    padded), refused otherwise."""
+    from metrics_core.io import EDGE_LIST_NOTE
+
+    pred = state.active_pred(s)
+    if pred is None:
+        raise ClustlensInputError("upload a prediction first; this C goes with it", source=name)
+    inp = inputs.build_input("coef", name, data)
+    m, n = inp.value.shape[0], pred.n
+    if m != n and not (EDGE_LIST_NOTE in inp.notes and m < n):
+        raise ClustlensInputError(
+            f"C is {m:,} x {m:,} but the prediction {pred.name} labels {n:,} points "
+            f"(expected {n:,} x {n:,})",
+            source=name,
+        )
+    return inputs.pad_edge_list(inp, n)
 
 
 def _check_size(s: AppState, inp: Input) -> None:
@@ -139,18 +169,24 @@ def _install_counts(s: AppState, name: str, truth: Input, pred: Input) -> None:
     )
 
 
-def _install(s: AppState, inp: Input) -> None:
+def _install(s: AppState, inp: Input, role: str) -> None:
     if inp.role == "truth" and s.from_counts is not None:
         # Real labels replace the rebuilt ones; the rebuilt prediction goes with them.
         s.preds = [p for p in s.preds if p.sha256 != s.truth.sha256] if s.truth else s.preds
         s.from_counts = None
     if inp.role == "coef" and s.truth is not None:
         inp = inputs.pad_edge_list(inp, s.truth.n)
-    dropped = s.drop_demo_mismatching(inp.n)
+    dropped = s.drop_demo_mismatching(inp.n) if role != "pred_coef" else []
     if dropped:
         s.messages.append(
             ("info", "demo files removed (their size differs from yours): " + ", ".join(dropped))
         )
+    if role == "pred_coef":
+        pred = state.active_pred(s)
+        i = next(k for k, p in enumerate(s.preds) if p is pred)
+        s.preds[i] = dataclasses.replace(pred, own_coef=inp)
+        s.messages.append(("success", f"{inp.name} is now the C of {pred.name} only"))
+        return
     if inp.role == "truth":
         s.truth = inp
     elif inp.role == "coef":
@@ -212,7 +248,7 @@ def _handle_uploads(s: AppState, role: str, files) -> None:
         elif inp is None:
             continue  # a counts table installs itself
         else:
-            _install(s, inp)
+            _install(s, inp, role)
     if rejected:
         _clear_uploader(role)
         st.rerun()
@@ -273,6 +309,36 @@ def _show(inp: Input) -> None:
     ui.note(_describe(inp))
     for n in inp.notes:
         ui.note(f"note: {n}")
+
+
+def _own_coef_controls(s: AppState, pred: Input) -> None:
+    """Give the shown prediction a C of its own (a sweep setting opened here has one)."""
+    with st.expander("Its own C (optional)", expanded=pred.own_coef is not None):
+        _handle_uploads(
+            s,
+            "pred_coef",
+            st.file_uploader(
+                f"C of {pred.name} only",
+                type=COEF_TYPES,
+                key=_uploader_key("pred_coef"),
+                help="For runs with different coefficient matrices (a sweep, several models): "
+                "this prediction's SRE, CONN, diagnosis, affinity plot and points use this C "
+                "instead of the one below. " + FORMATS_HELP["coef"],
+            ),
+        )
+        _messages(s, "pred_coef")
+        pred = state.active_pred(s) or pred  # an upload above just replaced it
+        if pred.own_coef is not None:
+            _show(pred.own_coef)
+            st.button("Use the shared C for it", key="drop_own_coef", on_click=_drop_own_coef)
+
+
+def _drop_own_coef() -> None:
+    s = state.get()
+    pred = state.active_pred(s)
+    if pred is not None:
+        i = next(k for k, p in enumerate(s.preds) if p is pred)
+        s.preds[i] = dataclasses.replace(pred, own_coef=None)
 
 
 def _remove_active() -> None:
@@ -352,6 +418,7 @@ def render(s: AppState) -> None:
             s.preds[i] = _picker(s, s.preds[i], f"pred{i}")
             _show(s.preds[i])
             st.button("Remove this prediction", key="remove_pred", on_click=_remove_active)
+            _own_coef_controls(s, s.preds[i])
 
         st.subheader("Coefficient matrix C (optional)")
         _handle_uploads(

@@ -65,8 +65,10 @@ def inputs_line(s: AppState, pred: Input | None) -> str:
         parts.append(f"ground truth: {s.truth.name} ({s.truth.n:,} points)")
     if pred is not None:
         parts.append(f"prediction: {pred.name}")
-    if s.coef is not None:
-        parts.append(f"C: {s.coef.name}")
+    coef = s.coef_for(pred)
+    if coef is not None:
+        own = pred is not None and pred.own_coef is not None
+        parts.append(f"C: {coef.name}" + (" (this prediction's own)" if own else ""))
     return " · ".join(parts) if parts else "nothing loaded"
 
 
@@ -113,10 +115,10 @@ def require(
         if why:
             st.info(f"This view is unavailable: {why}")
             return False
-        if s.coef is None:
+        if s.coef_for(pred) is None:
             st.info("Upload a coefficient matrix C in the sidebar to see this view.")
             return False
-        if not s.coef_ok():
+        if not s.coef_ok(pred):
             for p in problems:
                 error(p)
             return False

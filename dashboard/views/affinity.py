@@ -44,11 +44,11 @@ def render() -> None:
         + "; W = |C| + |C|ᵀ is symmetric, so the plot does not depend on it"
     )
     with ui.guarded("drawing the affinity"):
-        disp = compute.affinity_display(s.truth, pred, s.coef, sort_mode)
+        disp = compute.affinity_display(s.truth, pred, s.coef_for(pred), sort_mode)
         ui.chart(affinity_panel(disp, log=colour == "log"), key="affinity_plot")
 
     with ui.guarded("computing SRE and CONN"):
-        aff = compute.affinity(s.truth, s.coef, conv)
+        aff = compute.affinity(s.truth, s.coef_for(pred), conv)
         summ = aff.summary
         a, b = st.columns(2)
         with a:
@@ -68,7 +68,7 @@ def render() -> None:
                 f"SRE {compute.fmt(summ['sre'], 3)} over all points; "
                 f"{summ['sre_zero_rows']:,} all-zero representations"
             )
-        pts = compute.sre_points_display(s.truth, s.coef, conv)
+        pts = compute.sre_points_display(s.truth, s.coef_for(pred), conv)
         ui.chart(
             sre_points(
                 pts["values"], pts["groups"], pts["bounds"], pts["names"], point_index=pts["order"]

@@ -48,15 +48,26 @@ def render() -> None:
             "matching gives its class."
         )
         st.subheader("Metrics, B − A")
-        st.table(
-            [
-                {"metric": column_label(r["metric"]), "A": f"{r['A']:.4f}",
-                 "B": f"{r['B']:.4f}", "B − A": f"{r['B − A']:+.4f}"}
-                for r in cmp.metrics
-            ],
-            hide_index=True,
-            border="horizontal",
-        )  # fmt: skip
+        rows = [
+            {"metric": column_label(r["metric"]), "A": f"{r['A']:.4f}",
+             "B": f"{r['B']:.4f}", "B − A": f"{r['B − A']:+.4f}"}
+            for r in cmp.metrics
+        ]  # fmt: skip
+        ma = compute.metrics(s.truth, a, s.coef, conv)
+        mb = compute.metrics(s.truth, b, s.coef, conv)
+        for k in ("sre", "conn_min", "conn_mean"):
+            if k in ma and k in mb:
+                rows.append({"metric": column_label(k), "A": f"{ma[k]:.4f}",
+                             "B": f"{mb[k]:.4f}", "B − A": f"{mb[k] - ma[k]:+.4f}"})  # fmt: skip
+        st.table(rows, hide_index=True, border="horizontal")
+        ca, cb = s.coef_for(a), s.coef_for(b)
+        if ca is not None and cb is not None:
+            same = ca.key == cb.key
+            ui.note(
+                "SRE (lower is better) and CONN come from each prediction's C: "
+                + ("both use the same C, so they cannot differ" if same
+                   else f"A's is {ca.name}, B's is {cb.name}")
+            )  # fmt: skip
         ui.note(
             "Is a difference real? Summary → 'Is it a real difference?' computes a paired "
             "bootstrap of B − A on the same points."

@@ -104,7 +104,7 @@ def render() -> None:
         st.info(f"This view is unavailable: {why}")
         return
     _data_controls(s)
-    has_c = evaluation.coef_fits(s.truth, s.coef)
+    has_c = evaluation.coef_fits(s.truth, s.coef_for(pred))
     has_x = s.data is not None and s.data.n == s.truth.n
     if s.data is not None and not has_x:
         ui.error(f"X ({s.data.name}) has {s.data.n:,} rows but the ground truth has "
@@ -114,7 +114,7 @@ def render() -> None:
     layout = c1.radio("Layout", options, format_func=LAYOUTS.get, horizontal=True,
                       key="points_layout")  # fmt: skip
     with ui.guarded("laying out the points"):
-        pa = compute.points(s.truth, pred, s.coef, s.data, conv, layout)
+        pa = compute.points(s.truth, pred, s.coef_for(pred), s.data, conv, layout)
         colours = colour_options(pa)
         colour_by = c2.radio("Colour by", colours, horizontal=True, key="points_colour")
         focus = _focus()
@@ -138,7 +138,7 @@ def render() -> None:
         picked = selected_points(pa, colour_by, _event_points(event))
         if not len(picked) and opened is not None:
             picked = opened
-        _selection(s, pa, picked, conv, has_x)
+        _selection(s, pa, picked, conv, has_x, s.coef_for(pred))
 
 
 def _event_points(event) -> list[dict]:
@@ -148,7 +148,7 @@ def _event_points(event) -> list[dict]:
         return []
 
 
-def _selection(s: state.AppState, pa, picked: np.ndarray, conv, has_x: bool) -> None:
+def _selection(s: state.AppState, pa, picked: np.ndarray, conv, has_x: bool, c_in) -> None:
     st.subheader("Selected points")
     if not len(picked):
         st.info("Select points on the plot (box or lasso) to list them here.")
@@ -164,7 +164,7 @@ def _selection(s: state.AppState, pa, picked: np.ndarray, conv, has_x: bool) -> 
         f"{pa.truth_names[k]} ({classes[k]:,})" for k in top if classes[k]))  # fmt: skip
     st.markdown(ui.md_escape(" · ".join(parts)))
     picked = rank_selection(pa, picked)
-    coef = s.coef.value if evaluation.coef_fits(s.truth, s.coef) else None
+    coef = c_in.value if evaluation.coef_fits(s.truth, c_in) else None
     rows = point_details(pa, picked, coef=coef, orientation=conv.effective_orientation)
     st.dataframe(rows, hide_index=True, key="points_table")
     if len(picked) > len(rows):

@@ -49,7 +49,7 @@ def _controls(s: state.AppState) -> None:
         [NO_PRESET, *sorted(presets)],
         key=K_PRESET,
         persist_state="session",
-        disabled=s.coef is None,
+        disabled=s.coef is None and not any(p.own_coef is not None for p in s.preds),
         help="Presets reproduce the reference codes (SSC-OMP MATLAB, EnSC Python, SENet). "
         "Documented defaults: rows represent points, zero rows count 0, CONN = min over "
         "classes of λ₂ of the normalised Laplacian.",
@@ -278,6 +278,9 @@ def render() -> None:
             "affinity_preset": conv.preset or "",
             "coef_orientation": conv.orientation,
         }
+        own = {p.name: p.own_coef.name for p in s.preds if p.own_coef is not None}
+        if own:  # predictions scored with their own C (a sweep setting, or uploaded for it)
+            context["prediction_coefficient_matrices"] = own
         csv_text, json_text = compute.exports(results, context, runs)
         st.subheader("Download")
         # buttons sized to their labels, side by side (fixed columns cut the labels off)

@@ -8,6 +8,7 @@ shows, the Stop button works and finished settings survive a stop or a page swit
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import streamlit as st
@@ -278,12 +279,13 @@ def _open(pos: int) -> None:
     else:
         keep = []
     s.truth = truth
-    s.preds = [*keep, pred]
     if coef is not None:
-        s.coef = coef
+        # the setting's C goes with its prediction: opened settings compare with their own C
+        pred = dataclasses.replace(pred, own_coef=coef)
         st.session_state[K_ORIENT] = run.get("orientation", "rows")
-    elif s.coef is not None and s.coef.n != truth.n:
+    if s.coef is not None and s.coef.n != truth.n:
         s.coef = None
+    s.preds = [*keep, pred]
     st.session_state[K_ACTIVE] = pred.name
     s.messages = [("success", f"opened {pred.name}")]
     s.sweep.message = ("success", f"{pred.name} is now the prediction in every view")
