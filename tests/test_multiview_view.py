@@ -165,3 +165,22 @@ def test_weights_and_convergence():
     assert list(w.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "y"]
     c = convergence_figure([100.0, 10.0, 1.0, 0.9], converged=True)
     assert c.layout.yaxis.type == "log" and "3 iterations · converged" in c.layout.title.text
+
+
+def test_ssf_result_opens_in_every_view_with_s_as_its_own_c():
+    import metrics_core as mc
+
+    at = page()
+    ok(at.button(key="mv_open").click().run())
+    s = at.session_state["clustlens"]
+    pred = s.preds[-1]
+    assert pred.name == "multi-view: SSF" and pred.own_coef is not None
+    assert pred.own_coef.value.shape == (s.truth.n, s.truth.n) == (200, 200)
+    assert at.get("page_link")
+    ok(at.switch_page("views/summary.py").run())
+    assert not at.error, [unescape(e.value) for e in at.error]
+    cards = {m.label: m.value for m in at.metric}
+    sre = mc.subspace_preserving_error(pred.own_coef.value, s.truth.value).value
+    assert cards["SRE"] == f"{sre:.3f}"
+    ok(at.switch_page("views/points.py").run())
+    assert not at.error

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 import streamlit as st
 
 from dashboard import inputs
@@ -208,6 +209,8 @@ def _ssf(
         "metrics": {m: metrics[m] for m in ("acc", "nmi", "ari", "purity", "pair_f1")},
         "panels": [panel_display(Z, y) for Z in res.Z],
         "fused": panel_display(res.S, y, symmetrise=False),
+        # S itself, sparse: it opens in every view as the SSF prediction's own C
+        "S": sp.csr_array(np.asarray(res.S)),
         "view_names": list(_names),
         "init": res.init,
         "guard_fired": bool(res.guard_fired),

@@ -199,6 +199,43 @@ def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
         )
 
 
+def _open_ssf(data: cm.MVData, res: dict[str, Any]) -> None:
+    """Button callback (runs before the sidebar's widgets exist): SSF's result as the active
+    prediction, with S as its own C."""
+    from dashboard import inputs
+
+    s = state.get()
+    truth = inputs.from_array("truth", f"multi-view: {data.name} labels", data.labels)
+    pred = inputs.from_array("pred", "multi-view: SSF", res["labels"])
+    pred.own_coef = inputs.from_array("coef", "multi-view: fused S", res["S"])
+    same = s.truth is not None and s.truth.sha256 == truth.sha256
+    keep = [p for p in s.preds if same and p.name != pred.name]
+    s.truth = s.truth if same else truth
+    s.preds = [*keep, pred]
+    s.from_counts = None
+    if s.coef is not None and s.coef.n != truth.n:
+        s.coef = None
+    st.session_state[state.K_ACTIVE] = pred.name
+    s.messages = [("success", "opened multi-view: SSF")]
+
+
+def _open_section(s: state.AppState, data: cm.MVData, res: dict[str, Any]) -> None:
+    """Put SSF's labels, with S as their own C, into every Evaluate view."""
+    c1, c2 = st.columns([2, 5], vertical_alignment="center")
+    c1.button("Open SSF's result in every view", key="mv_open", on_click=_open_ssf,
+              args=(data, res),
+              help="ground truth = these labels; prediction = SSF's clusters, carrying the "
+              "fused S as its own C (SRE, CONN, diagnosis, affinity, points)")  # fmt: skip
+    active = state.active_pred(s)
+    if active is not None and active.name == "multi-view: SSF":
+        c2.success("SSF's result is the prediction in every view (with S as its C).")
+        l1, l2, l3, l4 = st.columns(4)
+        l1.page_link("views/summary.py", label="Summary", icon=":material/summarize:")
+        l2.page_link("views/contingency.py", label="Contingency", icon=":material/grid_on:")
+        l3.page_link("views/affinity.py", label="Affinity", icon=":material/hub:")
+        l4.page_link("views/points.py", label="Points", icon=":material/scatter_plot:")
+
+
 def _protocol_section(s: state.AppState, data: cm.MVData, params: dict[str, Any]) -> None:
     st.subheader("Method comparison (mean ± std over runs)")
     ui.note(
@@ -290,6 +327,7 @@ def render() -> None:
         with st.spinner("fitting SSF …"):
             res = cm.ssf(data, **cfg["params"])
         _ssf_section(data, res)
+        _open_section(s, data, res)
         _protocol_section(s, data, cfg["params"])
 
 
