@@ -18,7 +18,7 @@ import streamlit as st  # noqa: E402
 
 from dashboard import inputs  # noqa: E402
 from dashboard.session import state  # noqa: E402
-from dashboard.ui import presentation, sidebar  # noqa: E402
+from dashboard.ui import presentation, sessions, sidebar  # noqa: E402
 
 #: section -> [(page file relative to this script, title, icon, url path)]; the first is default.
 PAGES: dict[str, list[tuple[str, str, str, str]]] = {
@@ -70,9 +70,12 @@ def main() -> None:
         _load_demo(s)
     sidebar.render(s)
     with st.sidebar:
+        sessions.controls()
         presentation.controls()
     presentation.apply()
+    sessions.offer_last()
     nav.run()
+    sessions.autosave()
     # after the page is out: start the upload worker's fork server for the first upload
     inputs.warm_up_worker()
 

@@ -132,7 +132,7 @@ def test_summary_has_metric_table_predictions_and_downloads():
     assert len(per_pred) == 4
     assert at.checkbox(key="runs_one_method").value is True
     assert any("±" in t.value for t in at.text)
-    assert len(at.get("download_button")) == 2
+    assert len(at.main.get("download_button")) == 2  # the sidebar has "Save session"
 
 
 # ------------------------------------------------------------------ uploads

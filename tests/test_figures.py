@@ -219,7 +219,10 @@ def test_sre_points_and_leakage():
     # off-diagonal leakage and the diagonal are separate traces: the colour scale is the leak's
     np.testing.assert_allclose(np.asarray(leak.z, dtype=float), [[np.nan, 0.25], [0.0, np.nan]])
     np.testing.assert_allclose(np.asarray(kept.z, dtype=float), [[0.75, np.nan], [np.nan, 1.0]])
-    assert leak.zmax == pytest.approx(0.25)
+    assert leak.zmax == 1.0 and leak.zmin == 0  # absolute by default: one colour, one share
+    stretched = leakage_heatmap(np.array([[3.0, 1.0], [0.0, 2.0]]), ["a", "b"], absolute=False)
+    assert stretched.data[0].zmax == pytest.approx(0.25)
+    assert "largest leak" in stretched.data[0].colorbar.title.text
     assert fig.layout.xaxis.side == "bottom"  # long names cannot run into the title
 
 

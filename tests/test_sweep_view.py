@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.figures.sweep import (
@@ -63,6 +64,31 @@ def test_demo_sweep_shows_without_a_click():
     assert any(str(t.get("name", "")).startswith("best") for t in trade["data"])
     assert run_state(at)["status"] == "done" and len(run_state(at)["rows"]) == 9
     assert at.get("download_button")  # the CSV export
+    rows = list(run_state(at)["rows"].values())
+    for key in ("acc", "sre", "conn_min"):  # a real trade-off: every one of them moves
+        values = [r[key] for r in rows]
+        assert max(values) - min(values) > 0.1, (key, values)
+
+
+def test_shipped_demo_sweep_rows_are_what_a_fresh_run_gives():
+    """The precomputed rows in demo_data are reproduced by running each setting as the page
+    does (timings aside)."""
+    import json
+
+    import dashboard.compute.sweep as cs
+    from demo_data import make_sweep_demo as demo
+
+    shipped = json.loads(demo.OUT.read_text())["rows"]
+    data = cs.mfeat(demo.VIEW, demo.N, demo.SEED)
+    grid = cs.parse_grid(demo.MODEL, [demo.GRID])
+    assert len(shipped) == len(grid.settings) == 9
+    for params, want in zip(grid.settings, shipped, strict=True):
+        got, _ = cs.run_setting(data, demo.MODEL, params, seed=demo.SEED,
+                                n_clusters=data.n_classes)  # fmt: skip
+        for k, v in want.items():
+            if k.startswith("seconds") or k == "setting":
+                continue
+            assert got[k] == pytest.approx(v, rel=1e-9, abs=1e-12), k
 
 
 def test_tiny_run_finishes_and_is_exported():
@@ -147,7 +173,7 @@ def test_open_setting_puts_it_into_summary_and_affinity():
     name = s.preds[-1].name
     assert name.startswith("sweep: lsr λ=")
     own = s.preds[-1].own_coef  # the setting's C goes with its prediction
-    assert s.truth.n == 200 and own is not None and own.value.shape == (200, 200)
+    assert s.truth.n == 400 and own is not None and own.value.shape == (400, 400)
     assert s.coef_for(s.preds[-1]) is own
     assert at.get("page_link")  # links to the views
     ok(at.switch_page("views/summary.py").run())

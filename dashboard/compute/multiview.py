@@ -19,9 +19,9 @@ import streamlit as st
 
 from dashboard import inputs
 from dashboard.analysis import pooling
-from dashboard.compute.sweep import stratified_subset
 from dashboard.outputs import export
 from dashboard.session.state import sha256
+from metrics_core.datasets import stratified_subset
 from metrics_core.evaluation import mean_std_caption
 from metrics_core.validation._errors import ClustlensInputError
 
@@ -260,20 +260,38 @@ def _protocol(
     _views,
     _labels,
     _names,
+    _progress=None,
 ) -> dict[str, Any]:
-    from metrics_core.multiview import METRIC_KEYS, METRIC_LABELS, run_protocol
+    return _run_protocol(
+        runs, params, knn, kmeans_n_init, selection, _views, _labels, _names, _progress
+    )
+
+
+def _run_protocol(
+    runs, params, knn, kmeans_n_init, selection, views, labels, names, progress
+) -> dict[str, Any]:
+    from metrics_core.multiview import run_protocol
 
     res = run_protocol(
-        [np.asarray(v) for v in _views],
-        np.asarray(_labels),
+        [np.asarray(v) for v in views],
+        np.asarray(labels),
         runs=runs,
-        view_names=list(_names),
+        view_names=list(names),
         ssf_params=dict(params),
         knn_grid=knn,
         kmeans_n_init=kmeans_n_init,
         selection=selection,
+        progress=progress,
     )
-    table = res.table
+    return present(res.table, list(res.notes), res.to_latex(caption=mean_std_caption(runs)),
+                   runs, list(knn))  # fmt: skip
+
+
+def present(table, notes: list[str], latex: str, runs: int, knn: list[int]) -> dict[str, Any]:
+    """The comparison as the page shows it: mean ± std strings (★ the best mean per column),
+    the chosen settings, CSV (formula-escaped) and LaTeX texts."""
+    from metrics_core.multiview import METRIC_KEYS, METRIC_LABELS
+
     best = {k: table[f"{k}_mean"].max() for k in METRIC_KEYS}
     shown = []
     for method, r in table.iterrows():
@@ -291,12 +309,31 @@ def _protocol(
     ]
     return {
         "shown": shown,
-        "notes": list(res.notes),
+        "notes": list(notes),
         "csv": export.to_csv(csv_rows),
-        "latex": res.to_latex(caption=mean_std_caption(runs)),
+        "latex": latex,
         "runs": runs,
         "knn": list(knn),
     }
+
+
+@st.cache_resource(show_spinner=False)
+def shipped_protocol() -> dict[str, Any] | None:
+    """The comparison precomputed on all of HW and shipped in ``demo_data`` (None if absent)."""
+    import json
+
+    import pandas as pd
+
+    from demo_data import make_multiview_table as mk
+
+    path = mk.OUT
+    if not path.is_file():
+        return None
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    table = pd.DataFrame(raw["table"]).set_index("method")
+    out = present(table, raw["notes"], raw["latex"], raw["runs"], raw["knn"])
+    out["shipped"] = {k: raw[k] for k in ("data", "created", "seconds", "selection", "params")}
+    return out
 
 
 def protocol(
@@ -307,12 +344,21 @@ def protocol(
     knn: tuple[int, ...] = QUICK_KNN,
     kmeans_n_init: int = 10,
     selection: str = "truth",
+    progress=None,
 ) -> dict[str, Any]:
     """SSF and every baseline (SC per view, SC_avg, SC_concat, AMGL, SwMC, co-regularised SC)
     over ``runs`` seeded runs: mean ± std table
-    (★ marks the best mean per column), CSV (formula-escaped) and LaTeX (booktabs) texts."""
+    (★ marks the best mean per column), CSV (formula-escaped) and LaTeX (booktabs) texts.
+
+    ``progress`` (a callable taking a message): run now, uncached, reporting each step — the
+    page keeps the result in the session; without it the result is cached across sessions."""
     # a k-NN graph needs k < N: small user data would otherwise fail on the larger sizes
     sizes = tuple(int(k) for k in knn if int(k) < data.n) or (max(1, data.n - 1),)
+    if progress is not None:  # st.* calls inside a cached function cannot be replayed
+        return _run_protocol(
+            int(runs), tuple(sorted(params.items())), sizes, int(kmeans_n_init),
+            str(selection), data.views, data.labels, data.view_names, progress,
+        )  # fmt: skip
     return _protocol(
         data.key,
         int(runs),

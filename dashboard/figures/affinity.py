@@ -404,8 +404,14 @@ def sre_points(
     return style(fig, "Subspace-preserving error per point", height=360)
 
 
-def leakage_heatmap(matrix: np.ndarray, class_names: Sequence[Any]) -> go.Figure:
+def leakage_heatmap(
+    matrix: np.ndarray, class_names: Sequence[Any], *, absolute: bool = True
+) -> go.Figure:
     """K x K coefficient mass from class a (row) onto class b (column), as shares of the row.
+
+    ``absolute``: the colour scale runs over shares 0–1, so one colour means one share in every
+    figure (the default); otherwise it is stretched to the largest leak (small leaks stand
+    out, but colours of two figures cannot be compared). The share is written in each cell.
 
     The diagonal (mass kept inside the class, usually most of it) is drawn in one neutral
     colour with its share written in, so the colour scale belongs to the off-diagonal leakage
@@ -421,7 +427,7 @@ def leakage_heatmap(matrix: np.ndarray, class_names: Sequence[Any]) -> go.Figure
     off = np.where(diag, np.nan, share)
     kept = np.where(diag, share, np.nan)
     top = float(np.nanmax(off)) if k > 1 and np.isfinite(off).any() else 0.0
-    zmax = top if top > 0 else 1.0
+    zmax = 1.0 if absolute or not top > 0 else top
     text = np.vectorize(pct, otypes=[object])(share) if k else np.empty((0, 0), dtype=object)
     show_text = k <= 25
     common: dict[str, Any] = {
@@ -442,7 +448,10 @@ def leakage_heatmap(matrix: np.ndarray, class_names: Sequence[Any]) -> go.Figure
         hovertemplate="from class %{y} onto class %{x}<br>%{z:.2%} of the row's |C| mass leaks "
         "here<br>mass %{customdata:.4g}<extra></extra>",
         colorbar={
-            "title": {"text": "leaked share<br>of the row"},
+            "title": {
+                "text": "leaked share<br>of the row"
+                + ("" if absolute else "<br>(scale to the<br>largest leak)")
+            },
             "thickness": 14,
             "tickformat": ".1%" if zmax < 0.1 else ".0%",
         },

@@ -74,9 +74,9 @@ def sre_class_panel(aa: AffinityAnalysis) -> go.Figure:
     return sre_class_bars(aa.sre_classes, aa.sre_per_class)
 
 
-def leakage_panel(aa: AffinityAnalysis) -> go.Figure:
+def leakage_panel(aa: AffinityAnalysis, *, absolute: bool = True) -> go.Figure:
     """The K x K leakage matrix."""
-    return leakage_heatmap(aa.leakage, aa.leakage_classes)
+    return leakage_heatmap(aa.leakage, aa.leakage_classes, absolute=absolute)
 
 
 #: (caption, builder) of the report's figures, in order; builders take the whole Analysis.

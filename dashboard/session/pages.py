@@ -33,6 +33,7 @@ class MultiviewState:
 
     config: dict[str, Any] | None = None
     protocol: dict[str, Any] | None = None
+    result: tuple[str, Any] | None = None  # (what it was run on, the comparison) last computed
 
 
 @dataclass

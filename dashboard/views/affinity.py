@@ -75,7 +75,16 @@ def render() -> None:
             ),
             key="sre_points",
         )
-        ui.chart(leakage_panel(aff), key="leakage_matrix")
+        scale = st.radio(
+            "Leakage colour scale",
+            ["absolute (shares 0–1)", "stretched to the largest leak"],
+            horizontal=True,
+            key="aff_leak_scale",
+            persist_state="session",
+            help="absolute: one colour is one share in every figure; stretched: small leaks "
+            "stand out, but colours of two figures cannot be compared",
+        )
+        ui.chart(leakage_panel(aff, absolute=scale.startswith("absolute")), key="leakage_matrix")
 
 
 if __name__ == "__main__":

@@ -236,6 +236,10 @@ def _open_section(s: state.AppState, data: cm.MVData, res: dict[str, Any]) -> No
         l4.page_link("views/points.py", label="Points", icon=":material/scatter_plot:")
 
 
+def _stop_protocol() -> None:
+    state.get().multiview.protocol = None
+
+
 def _protocol_section(s: state.AppState, data: cm.MVData, params: dict[str, Any]) -> None:
     st.subheader("Method comparison (mean ± std over runs)")
     ui.note(
@@ -268,19 +272,45 @@ def _protocol_section(s: state.AppState, data: cm.MVData, params: dict[str, Any]
         s.multiview.protocol = {"runs": runs, "knn": knn, "selection": selection}
     cfg = s.multiview.protocol
     if cfg is None:
+        out = cm.shipped_protocol()
+        if out is None:
+            st.info(
+                f"Press Run comparison to run SSF and the baselines {runs} times on {data.n:,} "
+                "points (tens of seconds on HW subsets)."
+            )
+            return
+        meta = out["shipped"]
         st.info(
-            f"Press Run comparison to run SSF and the baselines {runs} times on {data.n:,} "
-            "points (tens of seconds on HW subsets)."
+            f"Shown at once: the comparison precomputed on {meta['data']} ({out['runs']} runs, "
+            f"settings chosen {SELECTIONS.get(meta['selection'], meta['selection'])}; "
+            f"{meta['seconds'] / 60:.0f} minutes on a 2-core machine, {meta['created']}). "
+            "Run comparison recomputes it on the data above.",
+            icon=":material/inventory_2:",
         )
-        return
-    with st.spinner(f"running the protocol ({cfg['runs']} runs) …"):
-        out = cm.protocol(
-            data,
-            runs=cfg["runs"],
-            params=params,
-            knn=KNN_CHOICES[cfg["knn"]][1],
-            selection=cfg.get("selection", "truth"),
-        )
+    else:
+        st.button("Stop", key="mv_proto_stop", on_click=_stop_protocol,
+                  help="stops the comparison; the precomputed table comes back")  # fmt: skip
+        status = st.empty()
+
+        def progress(message: str) -> None:
+            status.caption(ui.md_escape(f"running: {message}"))
+
+        key = repr((data.key, sorted(params.items()), sorted(cfg.items())))
+        kept = s.multiview.result
+        if kept is not None and kept[0] == key:
+            out = kept[1]
+        else:
+            with st.spinner(f"running the protocol ({cfg['runs']} runs) …"):
+                out = cm.protocol(
+                    data,
+                    runs=cfg["runs"],
+                    params=params,
+                    knn=KNN_CHOICES[cfg["knn"]][1],
+                    selection=cfg.get("selection", "truth"),
+                    progress=progress,
+                )
+            s.multiview.result = (key, out)
+        status.empty()
     ui.note(
         f"{mean_std_caption(out['runs'])} (seeds 0..{out['runs'] - 1}); k-NN sizes "
         f"{out['knn']}; F-measure = class-weighted best-match F-measure, pair F1 = "

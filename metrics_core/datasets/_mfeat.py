@@ -67,3 +67,24 @@ def load_view(name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"unknown mfeat view {name!r}; choose one of {', '.join(VIEWS)}")
     X, y = _read(key)
     return X.copy(), y.copy()
+
+
+def stratified_subset(labels: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """Sorted indices of about ``n`` points, the same share of every class (seeded).
+
+    Examples
+    --------
+    >>> stratified_subset(np.repeat([0, 1], 10), 6, 0).size
+    6
+    """
+    labels = np.asarray(labels)
+    classes = np.unique(labels)
+    if n >= labels.size:
+        return np.arange(labels.size)
+    per = max(1, n // classes.size)
+    rng = np.random.default_rng(seed)
+    parts = []
+    for c in classes:
+        members = np.flatnonzero(labels == c)
+        parts.append(rng.choice(members, size=min(per, members.size), replace=False))
+    return np.sort(np.concatenate(parts))
