@@ -184,3 +184,28 @@ def test_ssf_result_opens_in_every_view_with_s_as_its_own_c():
     assert cards["SRE"] == f"{sre:.3f}"
     ok(at.switch_page("views/points.py").run())
     assert not at.error
+
+
+def test_shipped_comparison_shows_at_once_and_recompute_can_be_stopped():
+    from demo_data import make_multiview_table as mk
+
+    if not mk.OUT.is_file():
+        pytest.fail(f"{mk.OUT.name} is not shipped: run python -m demo_data.make_multiview_table")
+    at = page()
+    table = next(df.value for df in at.dataframe if "method" in df.value.columns)
+    methods = list(table["method"])
+    for m in ("SSF", "SC_avg", "SC_concat", "AMGL", "SwMC", "Co-reg (pairwise)",
+              "Co-reg (centroid)"):  # fmt: skip
+        assert m in methods, methods
+    infos = " ".join(unescape(i.value) for i in at.info)
+    assert "precomputed on HW: all 2,000 digits" in infos and "20 runs" in infos
+    ssf = dict(zip(table["method"], table["ACC"], strict=True))["SSF"]
+    assert float(ssf.split(" ± ")[0]) > 0.97
+    assert len(at.main.get("download_button")) == 2
+    # a recompute on the page's data, then Stop: the shipped table comes back
+    ok(at.number_input(key="mv_runs").set_value(1).run())
+    ok(at.button(key="mv_proto_run").click().run())
+    assert at.session_state["clustlens"].multiview.result is not None
+    ok(at.button(key="mv_proto_stop").click().run())
+    assert at.session_state["clustlens"].multiview.protocol is None
+    assert "precomputed" in " ".join(unescape(i.value) for i in at.info)
