@@ -6,6 +6,7 @@ New views (Sweep, Multi-view, Learn, ...) are one file in ``views/`` plus one li
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -56,7 +57,9 @@ def _pages() -> dict[str, list[st.Page]]:
 def main() -> None:
     # Also set here what .streamlit/config.toml sets, for `streamlit run dashboard/app.py` run
     # from another folder (then our config file is not read): no tracebacks to the browser.
-    st.set_option("client.showErrorDetails", "none")
+    # CLUSTLENS_DEBUG_ERRORS=1 keeps the details (for the test suite's AppTest runs only)
+    if not os.environ.get("CLUSTLENS_DEBUG_ERRORS"):
+        st.set_option("client.showErrorDetails", "none")
     st.set_option("client.toolbarMode", "minimal")
     st.set_page_config(
         page_title="clustlens",

@@ -14,3 +14,12 @@ settings.register_profile(
     derandomize=True,
 )
 settings.load_profile("clustlens")
+
+# As dashboard/.streamlit/config.toml says (AppTest does not read that file): no magic, so no
+# ast.parse of each page per run (racy on CPython 3.11 when another thread parses too).
+try:
+    from streamlit import config as _st_config
+
+    _st_config.set_option("runner.magicEnabled", False)
+except ImportError:  # the library's tests run without the dashboard installed
+    pass

@@ -33,7 +33,7 @@ def test_compare_page_on_the_demo():
     at = AppTest.from_file(str(APP), default_timeout=90)
     at.run()
     at.switch_page("views/compare.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     assert not at.main.error
     cards = {m.label: m.value for m in at.metric}
     d = make_demo.build()
@@ -56,7 +56,7 @@ def test_affinity_needs_no_prediction():
     for _ in range(2):  # the demo's two predictions
         at.button(key="remove_pred").click().run()
     at.switch_page("views/affinity.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     assert not at.main.error
     charts = {el.proto.id.rsplit("-", 1)[-1] for el in at.get("plotly_chart")}
     assert {"affinity_plot", "conn_bars", "sre_class", "leakage_matrix"} <= charts

@@ -37,12 +37,12 @@ def unescape(text: str) -> str:
 def start() -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=90)
     at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     return at
 
 
 def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     return at
 
 
@@ -70,7 +70,7 @@ def captions(at: AppTest) -> str:
 def upload(at: AppTest, key: str, name: str, data: bytes) -> AppTest:
     at.file_uploader(key=key).set_value((name, data, "application/octet-stream"))
     at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     return at
 
 
@@ -353,7 +353,7 @@ def test_html_report_is_offered_on_request() -> None:
     at = start()
     assert not [d for d in at.get("download_button") if "report" in str(d.proto.label).lower()]
     at.button(key="report_prepare").click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     labels = [str(d.proto.label) for d in at.get("download_button")]
     assert any("report" in label.lower() for label in labels), labels
 
@@ -362,7 +362,7 @@ def test_presentation_mode_hides_the_sidebar_and_offers_a_way_out() -> None:
     at = start()
     assert not [b for b in at.button if b.key == "presentation_exit"]
     at.toggle[0].set_value(True).run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     styles = [m.value for m in at.markdown if "<style>" in m.value]
     assert styles and "stSidebar" in styles[0]
     exit_button = [b for b in at.button if b.key == "presentation_exit"]

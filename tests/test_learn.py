@@ -155,7 +155,7 @@ def app():
 
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     return at
 
 

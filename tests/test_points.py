@@ -17,7 +17,7 @@ APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 
 
 def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     return at
 
 

@@ -18,7 +18,7 @@ DEMO = Path(__file__).resolve().parents[1] / "demo_data"
 
 
 def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     return at
 
 

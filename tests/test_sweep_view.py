@@ -34,7 +34,7 @@ def charts(at: AppTest) -> dict[str, dict]:
 
 
 def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     return at
 
 

@@ -118,7 +118,7 @@ def test_summary_page_intervals_and_paired_difference_on_request():
     at.number_input(key="unc_n").set_value(100)
     at.selectbox(key="unc_other").set_value(at.selectbox(key="unc_other").options[1])
     at.button(key="unc_run").click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     tables = [t for t in at.table]
     text = " ".join(str(t.value) for t in tables)
     assert "95% interval" in text and "p vs chance" in text and "p (no difference)" in text
@@ -168,7 +168,7 @@ def test_summary_report_download_carries_the_computed_intervals(monkeypatch):
     at.number_input(key="unc_n").set_value(100)
     at.button(key="unc_run").click().run()
     at.button(key="report_prepare").click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     shown = next(t.value for t in at.table if "95% interval" in str(t.value))
     acc = str(shown.iloc[0]["95% interval"])  # the ACC row as the page shows it
     assert seen and "Is it a real difference?" in seen[-1]

@@ -43,6 +43,7 @@ def command(address: str, port: int) -> list[str]:
         f"--server.port={port}",
         "--server.headless=true",  # no e-mail prompt, no browser opened by Streamlit
         "--browser.gatherUsageStats=false",
+        "--runner.magicEnabled=false",  # see .streamlit/config.toml
         f"--browser.serverAddress={address}",
     ]
 
