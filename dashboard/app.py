@@ -67,7 +67,8 @@ def main() -> None:
         layout="wide",
         initial_sidebar_state="expanded",
     )
-    nav = st.navigation(_pages(), position="sidebar")
+    # presentation mode hides the sidebar: the navigation moves to the top so it stays
+    nav = st.navigation(_pages(), position="top" if presentation.current().on else "sidebar")
     s = state.get()
     if not s.started:
         _load_demo(s)

@@ -68,7 +68,9 @@ def css(settings: Settings) -> str:
     rules = [
         '[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], '
         '[data-testid="stSidebarNav"], [data-testid="collapsedControl"] { display: none; }',
-        '[data-testid="stToolbar"], [data-testid="stDecoration"] { display: none; }',
+        '[data-testid="stHeaderActionElements"], [data-testid="stDecoration"] { display: none; }',
+        # the page navigation moves to the header's top bar (the sidebar is hidden): keep it
+        f'[data-testid="stTopNav"] {{ font-size: {base}px; }}',
         ".block-container, [data-testid='stMainBlockContainer'] { max-width: 100%; "
         "padding-top: 3.5rem; padding-left: 3rem; padding-right: 3rem; }",
         f"html, body, .stApp, .stMarkdown, .stText, [data-testid='stMetricLabel'] "
@@ -181,7 +183,11 @@ def controls() -> None:
     """The toggle, theme and font size (call inside ``with st.sidebar:``)."""
     import streamlit as st
 
-    st.toggle("Presentation mode", key=K_ON, help="Hide the sidebar and enlarge everything.")
+    st.toggle(
+        "Presentation mode",
+        key=K_ON,
+        help="Hide the sidebar (the pages move to a bar at the top) and enlarge everything.",
+    )
     st.radio("Theme", THEMES, key=K_THEME, horizontal=True)
     st.slider("Font size", 1.0, 2.0, step=0.1, key=K_SCALE)
 

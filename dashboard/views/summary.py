@@ -130,7 +130,7 @@ def _diagnosis(s: state.AppState, pred, conv: Conventions) -> None:
     for f in found[:8]:
         pts = f"{f['points']:,} point{'s' if f['points'] != 1 else ''}"
         cause = CAUSE_WORDS.get(f["cause"], "")
-        line, link, where = st.columns([6, 1, 1], vertical_alignment="center")
+        line, link, where = st.columns([6, 1.4, 1.2], vertical_alignment="center")
         line.markdown(f"**{f['kind']}** · {pts} · *{cause}* — {ui.md_escape(f['text'])}")
         page = PAGE_OF.get(f["link"].get("page", ""))
         if page:
