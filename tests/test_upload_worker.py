@@ -170,3 +170,78 @@ def test_parent_refuses_pickles_and_garbage(tmp_path):
     (tmp_path / "c" / "out" / "result.json").write_text("[not json")
     with pytest.raises(ClustlensInputError, match="damaged result"):
         _read_result(tmp_path / "c" / "out", "coef", "C.npy", mio.DEFAULT_LIMITS)
+
+
+def _kill_next_worker(found: list[int], seconds: float = 30.0) -> None:
+    """SIGKILL the first upload worker that appears (a child of the fork server), from outside
+    — as an administrator, the OOM killer or a crash would."""
+    import os
+    import signal
+    import time
+    from multiprocessing import forkserver
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        server = getattr(forkserver._forkserver, "_forkserver_pid", None)
+        if server:
+            for entry in os.listdir("/proc"):
+                if not entry.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                if ppid == server:
+                    os.kill(int(entry), signal.SIGKILL)
+                    found.append(int(entry))
+                    return
+        time.sleep(0.05)
+
+
+def _killing(monkeypatch):
+    import threading
+
+    monkeypatch.setenv(TEST_HOOK_ENV, "sleep")  # the worker parses "forever" until killed
+    found: list[int] = []
+    t = threading.Thread(target=_kill_next_worker, args=(found,), daemon=True)
+    t.start()
+    return t, found
+
+
+def test_worker_killed_mid_parse_is_a_message_and_the_next_parse_works(monkeypatch):
+    t, found = _killing(monkeypatch)
+    with pytest.raises(ClustlensInputError, match=r"C\.npy: could not be parsed safely: the "
+                       r"parser was killed"):  # fmt: skip
+        parse_in_worker("coef", fx.npy_bytes(np.eye(2)), "C.npy", timeout=60)
+    t.join(5)
+    assert found
+    monkeypatch.delenv(TEST_HOOK_ENV)
+    assert parse_in_worker("coef", fx.npy_bytes(np.eye(3)), "C.npy").matrix.shape == (3, 3)
+
+
+def test_worker_killed_mid_upload_in_the_dashboard_keeps_the_session(monkeypatch):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    app = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=120).run()
+    before = at.session_state["clustlens"].coef.name
+    t, found = _killing(monkeypatch)
+    at.file_uploader(key="up_coef").set_value(
+        ("big.npy", fx.npy_bytes(np.eye(400)), "application/octet-stream")
+    )
+    at.run()
+    t.join(5)
+    assert found and not at.exception
+    errors = " ".join(e.value for e in at.error).replace("\\", "")
+    assert "big.npy was not loaded" in errors and "killed" in errors
+    assert at.session_state["clustlens"].coef.name == before  # nothing lost
+    monkeypatch.delenv(TEST_HOOK_ENV)
+    at.file_uploader(key="up_coef_1").set_value(
+        ("good.npy", fx.npy_bytes(np.eye(400)), "application/octet-stream")
+    )
+    at.run()
+    assert not at.exception
+    assert at.session_state["clustlens"].coef.name == "good.npy"

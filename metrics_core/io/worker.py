@@ -166,7 +166,8 @@ def parse_in_worker(
             if sig == signal.SIGXCPU:
                 raise _unsafe(name, f"parsing used more than {job['cpu_seconds']} s of CPU time")
             if sig == signal.SIGKILL:
-                raise _unsafe(name, "the parser was killed (out of memory?)")
+                raise _unsafe(name, "the parser was killed (out of memory, or stopped from "
+                              "outside)")  # fmt: skip
             raise _unsafe(name, f"the parser crashed ({_signame(sig)})")
         if code != 0:
             raise _unsafe(name, f"the parser stopped with exit code {code}")
