@@ -384,4 +384,4 @@ def test_every_chart_offers_png_and_svg_on_request() -> None:
         pytest.skip("no browser for static export on this machine")
     ok(at.button(key="contingency_heatmap_export_prepare").click().run())
     labels = {str(d.proto.label) for d in at.get("download_button")}
-    assert {"PNG", "SVG"} <= labels
+    assert {"PNG", "SVG", "PDF"} <= labels

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Iterable
 
 import plotly.graph_objects as go
@@ -110,6 +111,85 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
+def _common_start(texts: list[str]) -> str:
+    """The longest start every text shares (character by character)."""
+    first, last = min(texts), max(texts)
+    k = 0
+    while k < min(len(first), len(last)) and first[k] == last[k]:
+        k += 1
+    return first[:k]
+
+
+def short_labels(names: list[str], max_chars: int = 18) -> list[str]:
+    """Tick texts no longer than ``max_chars`` that still tell the names apart.
+
+    A longer name keeps what differs between the names (the part after their common start and
+    before their common end, e.g. the number in "cluster number 12 (k-means)") with as much of
+    its start and end as fits, joined by "…"; the full name stays the category, which is what
+    the hover shows. Kept distinct.
+
+    Examples
+    --------
+    >>> short_labels(["k-means cluster number 1", "k-means cluster number 12", "b"], 12)
+    ['k-mea…mber 1', 'k-mea…ber 12', 'b']
+    >>> short_labels([f"activity class {i} (walking or running)" for i in (1, 22)], 16)
+    ['activit…1…nning)', 'activi…22…nning)']
+    """
+    pre = _common_start(names) if len(names) > 1 else ""
+    suf = _common_start([n[::-1] for n in names])[::-1] if len(names) > 1 else ""
+    out = []
+    for n in names:
+        if len(n) <= max_chars:
+            out.append(n)
+            continue
+        core = n[len(pre) : max(len(pre), len(n) - len(suf))]
+        room = max_chars - len(core) - 2
+        if pre and suf and core and room >= 4:
+            out.append(n[: (room + 1) // 2] + "…" + core + "…" + n[len(n) - room // 2 :])
+        else:
+            head = (max_chars - 1) // 2
+            out.append(n[:head] + "…" + n[len(n) - (max_chars - 1 - head) :])
+    return unique_names(out)
+
+
+def category_ticks(
+    names: list[str],
+    n_cells: int,
+    *,
+    max_chars: int = 18,
+    span_px: float = 500.0,
+    font_px: int = 12,
+    horizontal: bool = False,
+) -> dict:
+    """Settings of a categorical axis whose labels never overprint.
+
+    Labels are cut to ``max_chars`` (:func:`short_labels`); they stay level when they fit their
+    cell (assuming the axis is ``span_px`` long — a half-width chart), else they stand
+    vertical (``horizontal``: a y axis, always level); when even that does not fit, every n-th
+    label is shown (the hover names every cell). Plotly computes the margins (``automargin``).
+    """
+    short = short_labels(names, max_chars)
+    n = max(int(n_cells), 1)
+    cell = span_px / n
+    line = font_px * 1.3
+    longest = max((len(t) for t in short), default=0) * font_px * 0.6
+    if horizontal or longest <= 0.9 * cell:
+        angle = 0
+        need = line if horizontal else longest + font_px
+    else:
+        angle = -90
+        need = line
+    step = max(1, math.ceil(need / cell))
+    return {
+        "tickmode": "array",
+        "tickvals": names[::step],
+        "ticktext": short[::step],
+        "tickangle": angle,
+        "tickfont": {"size": font_px},
+        "automargin": True,
+    }
+
+
 def style(
     fig: go.Figure,
     title: str,
@@ -117,6 +197,7 @@ def style(
     height: int | None = None,
     top_axis: bool = False,
     subtitle: str | None = None,
+    top_labels_px: int = 0,
 ) -> go.Figure:
     """Apply the common layout: readable font, left-aligned title, tight margins.
 
@@ -124,7 +205,18 @@ def style(
     under the figure title. ``subtitle``: a smaller second line under the title (keep the
     title itself short: Plotly never wraps it, and half-width charts clip long ones).
     """
-    head: dict = {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 17}}
+    # yref="container" + automargin: the title pushes the plot down rather than overprint
+    # tick labels standing above it (a top x axis with long vertical labels)
+    head: dict = {
+        "text": title,
+        "x": 0.0,
+        "xanchor": "left",
+        "font": {"size": 17},
+        "yref": "container",
+        "y": 0.98,
+        "yanchor": "top",
+        "automargin": True,
+    }
     if subtitle:
         head["subtitle"] = {"text": subtitle, "font": {"size": 13}}
     fig.update_layout(
@@ -133,11 +225,17 @@ def style(
         margin={
             "l": 10,
             "r": 10,
-            "t": (130 if top_axis else 60) + (24 if subtitle else 0),
+            # a top axis needs room for its tick labels (``top_labels_px`` when they stand
+            # vertical) and its title between the figure title and the plot
+            "t": (max(130, 100 + top_labels_px) if top_axis else 60) + (24 if subtitle else 0),
             "b": 10,
         },
         hoverlabel={"font": {"size": 13}},
     )
+    # the margins above are a minimum: Plotly grows them to fit tick labels and axis titles,
+    # so nothing is cut at the image's edge (checked on exported SVGs in the browser tests)
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
     if height:
         fig.update_layout(height=height)
     return fig

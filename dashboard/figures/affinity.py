@@ -20,6 +20,7 @@ from dashboard.figures._style import (
     QUALITATIVE,
     SEQ_AFFINITY_NONZERO,
     SEQ_LEAK,
+    category_ticks,
     pct,
     plain_all,
     style,
@@ -284,7 +285,8 @@ def conn_bars(
             hovertemplate="class %{x}<br>λ₂ = %{y:.4f}<extra></extra>",
         )
     )
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x, title="true class")
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x, title="true class",
+                     **category_ticks(x, len(x)))  # fmt: skip
     top = float(np.nanmax(vals[finite])) if finite.any() else 1.0
     fig.update_yaxes(title="λ₂ (CONN)", range=[0, 1.15 * top if top > 0 else 1.0])
     return style(
@@ -313,7 +315,8 @@ def sre_class_bars(class_names: Sequence[Any], values: Sequence[float]) -> go.Fi
             hovertemplate="class %{x}<br>SRE = %{y:.4f}<extra></extra>",
         )
     )
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x, title="true class")
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x, title="true class",
+                     **category_ticks(x, len(x)))  # fmt: skip
     fig.update_yaxes(title="SRE (share outside)", range=[0, 1])
     return style(
         fig,
@@ -478,7 +481,7 @@ def leakage_heatmap(
         categoryarray=names,
         title="onto class b",
         side="bottom",
-        tickangle=-35 if k > 6 or max((len(n) for n in names), default=0) > 8 else 0,
+        **category_ticks(names, k),
     )
     fig.update_yaxes(
         type="category",
@@ -486,12 +489,14 @@ def leakage_heatmap(
         categoryarray=names,
         title="from class a",
         autorange="reversed",
+        **category_ticks(names, k, max_chars=24, span_px=400, horizontal=True),
     )
     fig.update_layout(plot_bgcolor="white")
     return style(
         fig,
         "Leakage: share of each class's |C| mass landing on another class",
-        subtitle=f"rows sum to 100%; grey diagonal = kept inside the class; colour = leak "
-        f"(scale up to the largest leak, {pct(top)})",
+        subtitle="rows sum to 100%; grey diagonal = kept inside the class; colour = leak "
+        + ("(absolute scale, 0–100%" if absolute else "(scale up to the largest leak")
+        + f"; largest leak {pct(top)})",
         height=int(min(max(440, 220 + 30 * k), 900)),
     )

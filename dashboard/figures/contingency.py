@@ -7,7 +7,14 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.figures._style import QUALITATIVE, SEQ_COUNTS, plain_all, style, unique_names
+from dashboard.figures._style import (
+    QUALITATIVE,
+    SEQ_COUNTS,
+    category_ticks,
+    plain_all,
+    style,
+    unique_names,
+)
 
 #: Annotate every cell with its count up to this many cells.
 ANNOTATE_LIMIT = 1_200
@@ -84,18 +91,19 @@ def contingency_heatmap(
             y1=d + 0.5,
             line={"color": "#111827", "width": 2},
         )
-    fig.update_xaxes(
-        type="category",
-        title=col_title,
-        side="top",
-        tickangle=-45 if c > 12 else 0,
-    )
-    fig.update_yaxes(type="category", title=row_title, autorange="reversed")
+    xt = category_ticks(x, c)
+    fig.update_xaxes(type="category", title=col_title, side="top", **xt)
+    vertical = xt["tickangle"] == -90
+    top_px = int(max((len(t) for t in xt["ticktext"]), default=0) * 0.62 * 12) if vertical else 0
+    cell = 28 if k <= 30 else 14
+    height = int(min(max(400, 200 + cell * k), 1100))
+    fig.update_yaxes(type="category", title=row_title, autorange="reversed",
+                     **category_ticks(y, k, max_chars=24, span_px=height - 260,
+                                      horizontal=True))  # fmt: skip
     title = title or (
         f"Contingency table — {MODE_TITLES.get(mode, mode)}, ordered by optimal matching"
     )
-    cell = 28 if k <= 30 else 14
-    return style(fig, title, height=int(min(max(400, 200 + cell * k), 1100)), top_axis=True)
+    return style(fig, title, height=height + top_px, top_axis=True, top_labels_px=top_px)
 
 
 def _stack_centres(values: np.ndarray, scale: float, pad: float) -> np.ndarray:

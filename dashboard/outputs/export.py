@@ -204,12 +204,13 @@ def figure_bytes(
     scale: float = 2.0,
     timeout: float = 60.0,
 ) -> bytes:
-    """The figure as PNG or SVG bytes (PNG at ``scale``× for print), via the system browser.
+    """The figure as PNG, SVG or PDF bytes (PNG at ``scale``× for print), via the system
+    browser.
 
     Raises :class:`ExportUnavailable` with a plain reason when it cannot run.
     """
-    if fmt not in ("png", "svg"):
-        raise ValueError("fmt must be 'png' or 'svg'")
+    if fmt not in ("png", "svg", "pdf"):
+        raise ValueError("fmt must be 'png', 'svg' or 'pdf'")
     h = height or int(fig.layout.height or 520)
     opts = {"format": fmt, "width": int(width), "height": h, "scale": float(scale)}
     global _renderer
