@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import plotly.graph_objects as go
 import plotly.io as pio
-from plotly.colors import get_colorscale, sample_colorscale
+from plotly.colors import get_colorscale, qualitative, sample_colorscale
 
 FONT = {"family": "Inter, 'Source Sans Pro', 'Segoe UI', Arial, sans-serif", "size": 14}
 #: Sequential scales for non-negative quantities (counts, affinities, shares).
@@ -28,6 +28,8 @@ QUALITATIVE = (
     "#9D755D",
     "#BAB0AC",
 )
+#: 70 distinct colours for many classes (ours first, then Plotly's Dark24 and Light24).
+QUALITATIVE_LONG = QUALITATIVE + tuple(qualitative.Dark24) + tuple(qualitative.Light24)
 #: Affinity magnitudes (|C|, |C| + |C|ᵀ): YlGnBu without its near-white low end, so the smallest
 #: non-zero coefficient is still clearly coloured; exact zeros are left white (no colour at all).
 SEQ_AFFINITY_NONZERO = tuple(

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dashboard.figures._style import (
-    QUALITATIVE,
+    QUALITATIVE_LONG,
     SEQ_COUNTS,
     category_ticks,
     plain_all,
@@ -141,7 +141,7 @@ def sankey(
     labels = [f"{row_word} {r}" for r in plain_all(rows)] + [
         f"{col_word} {x}" for x in plain_all(cols)
     ]
-    palette = list(QUALITATIVE)
+    palette = list(QUALITATIVE_LONG)  # 50 classes: no colour repeats below 70
     n_m = min(int(n_matched), k, c)
     node_colors = [palette[i % len(palette)] for i in range(k)] + [
         palette[j % len(palette)] if j < n_m else "#9ca3af" for j in range(c)

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 
 from dashboard.analysis.points import PointsAnalysis
-from dashboard.figures._style import BAD, GOOD, NEUTRAL, QUALITATIVE, plain, style
+from dashboard.figures._style import BAD, GOOD, NEUTRAL, QUALITATIVE_LONG, plain, style
 
 #: What the points can be coloured by (the page's radio offers those the inputs allow).
 COLOUR_BY = ("prediction", "ground truth", "correct / misassigned", "SRE")
 #: Enough distinct colours for 70 groups; beyond that the legend names each group's colour.
-PALETTE = tuple(QUALITATIVE) + tuple(qualitative.Dark24) + tuple(qualitative.Light24)
+PALETTE = QUALITATIVE_LONG
 HIGHLIGHT = "rgba(17, 24, 39, 0.45)"
 
 
