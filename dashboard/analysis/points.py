@@ -405,6 +405,15 @@ def rank_selection(pa: PointsAnalysis, indices: Any) -> np.ndarray:
     return idx[np.lexsort((idx, -np.nan_to_num(sre, nan=-1.0), ok))]
 
 
+def _row(m: Any, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """(values, column indices) of the stored or non-zero entries of row ``i``."""
+    if sp.issparse(m):
+        r = sp.csr_array(m[[i]])
+        return r.data, r.indices
+    cols = np.flatnonzero(m[i])
+    return m[i][cols], cols
+
+
 def _top(values: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     if len(values) > k:
         part = np.argpartition(-values, k)[:k]
@@ -445,13 +454,7 @@ def point_details(
         if pa.sre is not None:
             row["SRE"] = float(pa.sre[i])
         if rows_c is not None:
-            ci = rows_c[[i]] if sp.issparse(rows_c) else rows_c[i]
-            if sp.issparse(ci):
-                ci = sp.csr_array(ci)
-                vals, cols = ci.data, ci.indices
-            else:
-                cols = np.flatnonzero(ci)
-                vals = ci[cols]
+            vals, cols = _row(rows_c, i)
             total = float(vals.sum())
             if total > 0:
                 by = np.bincount(pa.truth[cols], weights=vals, minlength=len(pa.truth_names))
@@ -462,13 +465,7 @@ def point_details(
                 )
             else:
                 row["coefficients by class"] = "all zero"
-            wi = w[[r]] if sp.issparse(w) else w[r]
-            if sp.issparse(wi):
-                wi = sp.csr_array(wi)
-                wv, wj = wi.data, wi.indices
-            else:
-                wj = np.flatnonzero(wi)
-                wv = wi[wj]
+            wv, wj = _row(w, r)
             keep = wj != i
             wv, wj = _top(wv[keep], wj[keep], n_neighbours)
             row["nearest in W"] = ", ".join(f"{int(j)} ({pa.truth_names[pa.truth[j]]})" for j in wj)
