@@ -231,10 +231,15 @@ _ARM_JS = """() => {
   window.__pwSawRun = false;
   if (window.__pwObserver) window.__pwObserver.disconnect();
   if (!app) return;
-  window.__pwObserver = new MutationObserver(() => {
-    if (app.getAttribute('data-test-script-state') === 'running') window.__pwSawRun = true;
+  // a run can start and finish before the observer's callback runs: the records' old values
+  // still show it passed through 'running'
+  window.__pwObserver = new MutationObserver((records) => {
+    if (app.getAttribute('data-test-script-state') === 'running'
+        || records.some((r) => r.oldValue === 'running')) window.__pwSawRun = true;
   });
-  window.__pwObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  window.__pwObserver.observe(app, {
+    attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state'],
+  });
 }"""
 
 _IDLE_JS = """(needRun) => {
