@@ -327,11 +327,8 @@ def test_contingency_heatmap_modes_and_categorical_axes():
     assert np.asarray(fig.data[0].z).tolist() == t.tolist()
 
 
-def test_split_merge_and_sankey():
+def test_sankey_links():
     t = np.array([[40, 40, 0], [0, 0, 50], [0, 0, 50]])
-    d = analysis.split_merge(t, ["a", "b", "c"], ["x", "y", "z"], min_share=0.1)
-    assert [s["class"] for s in d["splits"]] == ["a"]
-    assert [m["cluster"] for m in d["merges"]] == ["z"]
     src, dst, val = analysis.sankey_links(t)
     assert val.sum() == t.sum()
     fig = sankey(t, ["a", "b", "c"], ["x", "y", "z"], sources=src, targets=dst, values=val)

@@ -7,6 +7,8 @@ Examples
 --------
 >>> Conventions(preset="senet").key
 'arithmetic|keep|senet|rows'
+>>> Conventions(min_share=0.2).diagnosis_key
+'arithmetic|keep||rows|0.2,0.05,0.05'
 >>> Conventions(preset="ssc_omp_matlab").effective_orientation
 'columns'
 """
@@ -17,6 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import metrics_core as mc
+from metrics_core.diagnosis import Thresholds
+
+_TH = Thresholds()
 
 AVERAGE_METHODS: tuple[str, ...] = ("arithmetic", "geometric", "min", "max")
 NOISE_POLICIES: tuple[str, ...] = ("keep", "exclude", "singletons")
@@ -25,21 +30,42 @@ ORIENTATIONS: tuple[str, ...] = ("rows", "columns")
 
 @dataclass(frozen=True)
 class Conventions:
-    """NMI/AMI normaliser, noise policy, SRE/CONN preset and the orientation of C.
+    """NMI/AMI normaliser, noise policy, SRE/CONN preset, the orientation of C and the
+    diagnosis thresholds.
 
     ``orientation`` is what the user chose; a preset that fixes its own orientation
     (``ssc_omp_matlab``: columns) wins, and :attr:`effective_orientation` says which applies.
+    ``min_share``, ``weak_conn`` and ``leak_share`` are the thresholds of the diagnosis
+    (:class:`metrics_core.diagnosis.Thresholds`): every page, the report and the exports read
+    splits and merges with the same ones.
     """
 
     average_method: str = "arithmetic"
     noise_policy: str = "keep"
     preset: str | None = None
     orientation: str = "rows"
+    min_share: float = _TH.min_share
+    weak_conn: float = _TH.weak_conn
+    leak_share: float = _TH.leak_share
 
     @property
     def key(self) -> str:
-        """A stable string for cache keys."""
+        """A stable string for cache keys (without the diagnosis thresholds, which change no
+        metric: moving one recomputes the diagnosis only)."""
         return f"{self.average_method}|{self.noise_policy}|{self.preset or ''}|{self.orientation}"
+
+    @property
+    def diagnosis_key(self) -> str:
+        """:attr:`key` with the diagnosis thresholds: the cache key of a diagnosis."""
+        return f"{self.key}|{self.min_share:g},{self.weak_conn:g},{self.leak_share:g}"
+
+    def thresholds(self) -> Thresholds:
+        """The diagnosis thresholds in force."""
+        return Thresholds(
+            min_share=float(self.min_share),
+            weak_conn=float(self.weak_conn),
+            leak_share=float(self.leak_share),
+        )
 
     @property
     def preset_spec(self) -> dict[str, Any]:
@@ -74,4 +100,6 @@ class Conventions:
             "C orientation": self.effective_orientation
             + (" (set by the preset)" if self.orientation_from_preset else ""),
             "SRE/CONN preset": self.preset or "none (documented defaults)",
+            "diagnosis thresholds": f"piece/part share ≥ {self.min_share:g}, weak CONN < "
+            f"{self.weak_conn:g}, leakage ≥ {self.leak_share:g}",
         }

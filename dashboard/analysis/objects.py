@@ -65,18 +65,13 @@ class PartitionAnalysis:
     def accuracy(self) -> float:
         return float(self.metrics["acc"])
 
-    def diagnosis(self, min_share: float = 0.1) -> dict[str, list[dict[str, Any]]]:
-        """Split classes and merging clusters at ``min_share`` (see :func:`split_merge`)."""
-        t = self.table
-        return ordering.split_merge(t.table, t.rows, t.cols, min_share=min_share)
-
     def sankey_links(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(class row, cluster column, count) of the flows worth drawing."""
         return ordering.sankey_links(self.table.table)
 
-    def pair_reading(self) -> list[str]:
-        """The 2 x 2 pair matrix spelled out in words."""
-        return pair_reading(self.metrics)
+    def pair_counts_reading(self) -> list[str]:
+        """The 2 x 2 pair matrix's counts spelled out in words."""
+        return pair_counts_reading(self.metrics)
 
 
 @dataclass(frozen=True, eq=False)
@@ -358,44 +353,27 @@ def uncertainty(
 # ------------------------------------------------------------------------------ words
 
 
-def pair_reading(m: Mapping[str, Any]) -> list[str]:
-    """The 2 x 2 pair matrix spelled out in words (our own text with numbers only).
+def pair_counts_reading(m: Mapping[str, Any]) -> list[str]:
+    """The 2 x 2 pair matrix's counts in words (our own text with numbers only).
+
+    No verdict: which errors the prediction makes is said once, in points, by
+    :func:`metrics_core.diagnosis.verdict`; :func:`metrics_core.diagnosis.pair_view` says what
+    the pair scores make of it.
 
     Examples
     --------
-    >>> pair_reading({"pair_tp": 3, "pair_fp": 9, "pair_fn": 1, "pair_tn": 2,
-    ...               "pair_precision": 0.25, "pair_recall": 0.75})[0][:40]
-    'False positives dominate (9 vs 1): the c'
+    >>> pair_counts_reading({"pair_tp": 3, "pair_fp": 9, "pair_fn": 1, "pair_tn": 2})[2]
+    '75.0% of the same-class pairs stay together (pair recall).'
     """
     tp, fp, fn = int(m["pair_tp"]), int(m["pair_fp"]), int(m["pair_fn"])
-    lines = [
-        f"{fp:,} pairs are put together although their classes differ (false positives): "
-        "merged classes, under-segmentation.",
-        f"{fn:,} pairs are pulled apart although they share a class (false negatives): "
-        "split classes, over-segmentation.",
-    ]
-    if fp == fn == 0:
-        verdict = "No pair is misplaced: the clustering equals the ground truth up to renaming."
-    elif fp > 1.5 * fn:
-        verdict = (
-            f"False positives dominate ({fp:,} vs {fn:,}): the clustering mostly "
-            "under-segments (merges classes); pair precision "
-            f"{m['pair_precision']:.3f} < recall {m['pair_recall']:.3f}."
-        )
-    elif fn > 1.5 * fp:
-        verdict = (
-            f"False negatives dominate ({fn:,} vs {fp:,}): the clustering mostly "
-            "over-segments (splits classes); pair recall "
-            f"{m['pair_recall']:.3f} < precision {m['pair_precision']:.3f}."
-        )
-    else:
-        verdict = (
-            f"False positives and negatives are of the same order ({fp:,} vs {fn:,}): the "
-            "clustering both merges and splits classes."
-        )
     share = tp / (tp + fn) if tp + fn else 1.0
-    lines.append(f"{share:.1%} of the same-class pairs stay together (pair recall).")
-    return [verdict, *lines]
+    return [
+        f"{fp:,} pairs are put together although their classes differ (false positives: "
+        "merged classes and misassigned points).",
+        f"{fn:,} pairs are pulled apart although they share a class (false negatives: split "
+        "classes and misassigned points).",
+        f"{share:.1%} of the same-class pairs stay together (pair recall).",
+    ]
 
 
 def metric_rows(values: Mapping[str, Any]) -> list[dict[str, Any]]:

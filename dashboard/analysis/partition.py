@@ -126,59 +126,6 @@ def normalise_table(table: np.ndarray, mode: str) -> np.ndarray:
     return np.divide(t, s, out=np.zeros_like(t), where=s > 0)
 
 
-def split_merge(
-    table: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, min_share: float = 0.1
-) -> dict[str, list[dict[str, Any]]]:
-    """Classes spread over several clusters (splits) and clusters mixing classes (merges).
-
-    A class is split when at least two clusters each hold ``min_share`` of it or more; a cluster
-    merges when at least two classes each make up ``min_share`` of it or more. Shares are listed
-    largest first.
-
-    Examples
-    --------
-    >>> t = np.array([[5, 5, 0], [0, 0, 6], [0, 0, 4]])
-    >>> d = split_merge(t, ["a", "b", "c"], ["x", "y", "z"])
-    >>> [s["class"] for s in d["splits"]], [m["cluster"] for m in d["merges"]]
-    (['a'], ['z'])
-    >>> d["splits"][0]["cluster: share of the class"]
-    'x: 50%; y: 50%'
-    """
-    t = np.asarray(table, dtype=np.float64)
-    splits, merges = [], []
-    row_share = normalise_table(t, "row")
-    col_share = normalise_table(t, "column")
-    for i, name in enumerate(rows):
-        big = np.flatnonzero(row_share[i] >= min_share)
-        if big.size >= 2:
-            big = big[np.argsort(-row_share[i, big], kind="stable")]
-            splits.append(
-                {
-                    "class": name,
-                    "points": int(t[i].sum()),
-                    "clusters": int(big.size),
-                    "cluster: share of the class": "; ".join(
-                        f"{cols[j]}: {row_share[i, j]:.0%}" for j in big
-                    ),
-                }
-            )
-    for j, name in enumerate(cols):
-        big = np.flatnonzero(col_share[:, j] >= min_share)
-        if big.size >= 2:
-            big = big[np.argsort(-col_share[big, j], kind="stable")]
-            merges.append(
-                {
-                    "cluster": name,
-                    "points": int(t[:, j].sum()),
-                    "classes": int(big.size),
-                    "class: share of the cluster": "; ".join(
-                        f"{rows[i]}: {col_share[i, j]:.0%}" for i in big
-                    ),
-                }
-            )
-    return {"splits": splits, "merges": merges}
-
-
 def sankey_links(
     table: np.ndarray, *, max_links: int = 300, min_share: float = 0.01
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

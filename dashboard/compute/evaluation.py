@@ -97,10 +97,6 @@ def sre_points_display(truth: Input, coef: Input, conv: Conventions) -> dict[str
     return objects.sre_points_display(truth.value, affinity(truth, coef, conv))
 
 
-#: The diagnosis thresholds of the report and exports (the Summary page lets users change them).
-DEFAULT_THRESHOLDS = {"min_share": 0.1, "weak_conn": 0.05, "leak_share": 0.05}
-
-
 def analysis(
     truth: Input,
     preds: list[Input],
@@ -123,7 +119,7 @@ def analysis(
         affinity=aff,
         display=display,
         notes=notes,
-        diagnosis=diagnosis(truth, active, coef, conv, DEFAULT_THRESHOLDS),
+        diagnosis=diagnosis(truth, active, coef, conv),
         uncertainty=uncertainty,
     )
 
@@ -230,29 +226,30 @@ def fmt(value: Any, digits: int = 4) -> str:
 
 @st.cache_data(**_CACHE)
 def _diagnosis(
-    tkey: str, pkey: str, ckey: str, conv_key: str, thresholds: tuple, _conv, _t, _p, _c
+    tkey: str, pkey: str, ckey: str, conv_key: str, _conv, _t, _p, _c
 ) -> list[dict[str, Any]]:
-    from metrics_core.diagnosis import Thresholds, diagnose
+    from metrics_core.diagnosis import diagnose
 
-    th = Thresholds(**dict(thresholds))
     kwargs = _conv.affinity_kwargs() if _c is not None else {}
-    found = diagnose(_t, _p, _c, thresholds=th, noise_policy=_conv.noise_policy, **kwargs)
+    found = diagnose(
+        _t, _p, _c, thresholds=_conv.thresholds(), noise_policy=_conv.noise_policy, **kwargs
+    )
     return [f.as_dict() for f in found]
 
 
 def diagnosis(
-    truth: Input, pred: Input, coef: Input | None, conv: Conventions, thresholds: dict[str, float]
+    truth: Input, pred: Input, coef: Input | None, conv: Conventions
 ) -> list[dict[str, Any]]:
     """Every split, merge and misassignment of ``pred``, most costly first, traced to C when it
-    fits (:func:`metrics_core.diagnosis.diagnose`), cached on the inputs' keys."""
+    fits (:func:`metrics_core.diagnosis.diagnose`), with the thresholds of ``conv``; cached on
+    the inputs' keys."""
     coef = own(pred, coef)
     c = coef if coef_fits(truth, coef) else None
     return _diagnosis(
         truth.key,
         pred.key,
         c.key if c is not None else "",
-        conv.key,
-        tuple(sorted(thresholds.items())),
+        conv.diagnosis_key,
         conv,
         truth.value,
         pred.value,

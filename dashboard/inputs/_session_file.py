@@ -33,7 +33,7 @@ MAX_MEMBERS = 64
 WIDGET_KEYS = (
     "conv_average_method", "conv_noise_policy", "conv_preset", "coef_orientation",
     "active_pred", "aff_sort", "aff_sort_truth_only", "aff_colour", "aff_leak_scale",
-    "ct_mode", "ct_min_share", "points_layout", "points_colour", "points_is_image",
+    "ct_mode", "points_layout", "points_colour", "points_is_image",
     "points_img_h", "points_img_w", "cmp_a", "cmp_b", "diag_min_share", "diag_weak_conn",
     "diag_leak_share", "unc_n", "unc_seed", "unc_other", "runs_one_method", "mv_colour",
     "presentation_theme", "presentation_font_scale",

@@ -39,6 +39,7 @@ import metrics_core as mc
 from dashboard.analysis.objects import Analysis
 from dashboard.figures._style import TEMPLATE
 from dashboard.figures.panels import report_figures
+from metrics_core.diagnosis import CAUSE_WORDS, pair_view, verdict
 
 CSP = (
     "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; "
@@ -235,6 +236,7 @@ def build_report(
     created: _dt.datetime | None = None,
     findings: Sequence[Mapping[str, Any]] | None = None,
     uncertainty: Mapping[str, Any] | None = None,
+    active: str | None = None,
 ) -> str:
     """The whole report as one HTML string.
 
@@ -242,7 +244,8 @@ def build_report(
     difference?": bootstrap intervals, permutation p-values and the paired difference.
 
     ``findings`` (the diagnosis of the active prediction, :func:`metrics_core.diagnosis.diagnose`
-    as dicts) adds "What went wrong, and why" after the metrics.
+    as dicts) adds "What went wrong, and why" after the metrics: the verdict, the findings and,
+    given the ``active`` prediction's name, what its pair scores make of them.
 
     ``results`` maps a prediction name to its ``evaluate`` dict; ``figures`` are (caption,
     figure) pairs; ``conventions`` are the switches in force (NMI normaliser, noise policy, C
@@ -264,11 +267,9 @@ def build_report(
         for cap, fig in figures
     )
     note_items = "".join(f"<li>{_e(n)}</li>" for n in notes)
-    cause_words = {"representation": "already in C", "clustering": "the clustering step",
-                   "unknown": "no C to trace it"}  # fmt: skip
     finding_items = "".join(
         f"<li><b>{_e(f['kind'])}</b> · {f['points']:,} point{'s' if f['points'] != 1 else ''}"
-        f" · <i>{_e(cause_words.get(f['cause'], f['cause']))}</i> — {_e(f['text'])}</li>"
+        f" · <i>{_e(CAUSE_WORDS.get(f['cause'], f['cause']))}</i> — {_e(f['text'])}</li>"
         for f in findings or []
     )
     body = [
@@ -288,10 +289,16 @@ def build_report(
     if findings is not None:
         body += [
             "<h2>What went wrong, and why</h2>",
-            f"<ol class='notes'>{finding_items}</ol>"
-            if finding_items
-            else "<p>No split, merge or misassigned point.</p>",
+            f"<p><b>{_e(verdict(findings))}</b></p>",
+            f"<ol class='notes'>{finding_items}</ol>" if finding_items else "",
         ]
+        m = results.get(active or "", {})
+        if finding_items and "pair_fp" in m:
+            body += [
+                "<p>"
+                + " ".join(_e(x) for x in pair_view(findings, m["pair_fp"], m["pair_fn"]))
+                + "</p>"
+            ]
     if uncertainty is not None:
         body += uncertainty_html(uncertainty)
     if note_items:
@@ -367,6 +374,7 @@ def analysis_report(
     return build_report(
         analysis.results,
         findings=analysis.diagnosis,
+        active=analysis.active,
         uncertainty=analysis.uncertainty,
         figures=report_figures(analysis),
         inputs=inputs,

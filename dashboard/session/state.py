@@ -30,12 +30,19 @@ K_NOISE = "conv_noise_policy"
 K_PRESET = "conv_preset"
 K_ORIENT = "coef_orientation"
 K_ACTIVE = "active_pred"
+# the diagnosis thresholds (widgets on Summary and Contingency, dashboard.ui.diagnosis)
+K_MIN_SHARE = "diag_min_share"
+K_WEAK_CONN = "diag_weak_conn"
+K_LEAK_SHARE = "diag_leak_share"
 NO_PRESET = "documented defaults"
 DEFAULTS: dict[str, Any] = {
     K_AVERAGE: "arithmetic",
     K_NOISE: "keep",
     K_PRESET: NO_PRESET,
     K_ORIENT: "rows",
+    K_MIN_SHARE: Conventions.min_share,
+    K_WEAK_CONN: Conventions.weak_conn,
+    K_LEAK_SHARE: Conventions.leak_share,
 }
 
 
@@ -230,6 +237,9 @@ def conventions() -> Conventions:
         noise_policy=str(ss.get(K_NOISE, DEFAULTS[K_NOISE])),
         preset=None if preset in (None, NO_PRESET) else str(preset),
         orientation=str(ss.get(K_ORIENT, DEFAULTS[K_ORIENT])),
+        min_share=float(ss.get(K_MIN_SHARE, DEFAULTS[K_MIN_SHARE])),
+        weak_conn=float(ss.get(K_WEAK_CONN, DEFAULTS[K_WEAK_CONN])),
+        leak_share=float(ss.get(K_LEAK_SHARE, DEFAULTS[K_LEAK_SHARE])),
     )
 
 

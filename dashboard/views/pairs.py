@@ -8,7 +8,9 @@ from dashboard.compute import evaluation as compute
 from dashboard.figures.pairs import PAIR_SCORES
 from dashboard.figures.panels import pair_matrix_panel, pair_scores_panel
 from dashboard.session import state
+from dashboard.ui import diagnosis as diag
 from dashboard.ui import widgets as ui
+from metrics_core.diagnosis import pair_view
 
 
 def render() -> None:
@@ -26,8 +28,16 @@ def render() -> None:
             ui.chart(pair_matrix_panel(pa), key="pair_matrix")
         with right:
             st.subheader("Reading")
-            for line in pa.pair_reading():
+            found = compute.diagnosis(s.truth, pred, s.coef, conv)
+            diag.show_verdict(found)
+            for line in pair_view(found, m["pair_fp"], m["pair_fn"]):
                 st.write(line)
+            for line in pa.pair_counts_reading():
+                st.write(line)
+            ui.note(
+                "the verdict is the one on Summary and Contingency (in points, with the same "
+                "thresholds); the lines below it say what the pair scores make of it"
+            )
             total = m["pair_tp"] + m["pair_fp"] + m["pair_fn"] + m["pair_tn"]
             st.caption(f"{total:,} unordered pairs of {m['n_samples']:,} points.")
         ui.chart(pair_scores_panel(pa), key="pair_scores")

@@ -12,6 +12,7 @@ from dashboard.compute import evaluation as compute
 from dashboard.figures.summary import metrics_compare
 from dashboard.session import state
 from dashboard.session.state import K_AVERAGE, K_NOISE, K_PRESET, NO_PRESET
+from dashboard.ui import diagnosis as diag
 from dashboard.ui import widgets as ui
 from metrics_core.evaluation import column_label, mean_std_caption
 
@@ -95,57 +96,13 @@ def _runs_default(names: list[str]) -> bool:
     return len(names) > 1 and len(stems) == 1
 
 
-CAUSE_WORDS = {
-    "representation": "already in C",
-    "clustering": "the clustering step",
-    "unknown": "upload C to trace it",
-}
-PAGE_OF = {"contingency": "views/contingency.py", "affinity": "views/affinity.py"}
-
-
 def _diagnosis(s: state.AppState, pred, conv: Conventions) -> None:
     """What went wrong, one finding per line, most costly first, each with its cause."""
     st.subheader("What went wrong, and why")
-    with st.expander("Thresholds (every one used below)"):
-        c = st.columns(3)
-        th = {
-            "min_share": c[0].number_input(
-                "piece / part share", 0.01, 0.99, 0.1, 0.05, key="diag_min_share",
-                help="a cluster holding at least this share of a class is a piece of a split; a "
-                "class making up this share of a cluster is part of a merge",
-            ),
-            "weak_conn": c[1].number_input(
-                "weak CONN below", 0.0, 2.0, 0.05, 0.01, key="diag_weak_conn",
-                help="a class whose λ2 is below this is held together by weak links",
-            ),
-            "leak_share": c[2].number_input(
-                "leakage from", 0.0, 1.0, 0.05, 0.01, key="diag_leak_share",
-                help="share of two classes' coefficient mass on each other that counts as a leak",
-            ),
-        }  # fmt: skip
-    found = compute.diagnosis(s.truth, pred, s.coef, conv, th)
-    if not found:
-        st.success("No split, merge or misassigned point: the prediction equals the truth.")
-        return
-    for f in found[:8]:
-        pts = f"{f['points']:,} point{'s' if f['points'] != 1 else ''}"
-        cause = CAUSE_WORDS.get(f["cause"], "")
-        line, link, where = st.columns([6, 1.4, 1.2], vertical_alignment="center")
-        line.markdown(f"**{f['kind']}** · {pts} · *{cause}* — {ui.md_escape(f['text'])}")
-        page = PAGE_OF.get(f["link"].get("page", ""))
-        if page:
-            link.page_link(page, label=f"open {f['link']['page']}")
-        focus = {k: str(f["link"][k]) for k in ("class", "cluster") if k in f["link"]}
-        if focus:
-            where.page_link(
-                "views/points.py",
-                label="show points",
-                query_params=focus,
-                help="the Points page, with these points ringed and listed",
-            )
-    if len(found) > 8:
-        ui.note(f"{len(found) - 8} smaller findings in the report and in `clustlens evaluate "
-                "--explain`")  # fmt: skip
+    diag.thresholds_controls()
+    found = compute.diagnosis(s.truth, pred, s.coef, conv)
+    diag.show_verdict(found)
+    diag.show_findings(found)
 
 
 def _uncertainty(s: state.AppState, pred, conv: Conventions) -> None:

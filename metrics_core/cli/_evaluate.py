@@ -135,7 +135,10 @@ def _run(args: argparse.Namespace) -> int:
         if uncertainty is not None:
             out["uncertainty"] = uncertainty
         if diagnosis is not None:
+            from metrics_core.diagnosis import verdict
+
             out["diagnosis"] = [f.as_dict() for f in diagnosis]
+            out["verdict"] = verdict(diagnosis)
             out["diagnosis_thresholds"] = _thresholds(args).as_dict()
         print(json.dumps(out, indent=2, allow_nan=True))
     elif args.csv:
@@ -172,17 +175,18 @@ def _thresholds(args: argparse.Namespace):
 
 
 def format_diagnosis(findings: list, thresholds) -> str:
-    """One finding per line, most costly first, each with its cause."""
+    """The verdict, then one finding per line, most costly first, each with its cause."""
+    from metrics_core.diagnosis import CAUSE_WORDS, verdict
+
     t = thresholds
     lines = [
         "",
         f"[diagnosis] (thresholds: min share {t.min_share:g}, weak CONN < {t.weak_conn:g}, "
         f"leakage ≥ {t.leak_share:g}, coincide ≥ {t.coincide:g})",
     ]
-    if not findings:
-        lines.append("  no split, merge or misassigned point: the prediction equals the truth")
+    lines.append(f"  {verdict(findings)}")
     for k, f in enumerate(findings, 1):
-        cause = {"representation": "in C", "clustering": "clustering step"}.get(f.cause, "")
+        cause = CAUSE_WORDS.get(f.cause, "") if f.cause != "unknown" else ""
         pts = f"{f.points:,} point{'s' if f.points != 1 else ''}"
         lines.append(f"  {k}. [{f.kind}, {pts}{', ' + cause if cause else ''}] "
                      f"{f.text}")  # fmt: skip

@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from metrics_core.diagnosis._findings import Finding, Thresholds, partition_findings
+from metrics_core.diagnosis._reading import CAUSE_WORDS, pair_view, verdict
 from metrics_core.partition._contingency import as_contingency
 
-__all__ = ["Finding", "Thresholds", "diagnose"]
+__all__ = ["CAUSE_WORDS", "Finding", "Thresholds", "diagnose", "pair_view", "verdict"]
 
 
 def diagnose(

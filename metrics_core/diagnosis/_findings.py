@@ -16,6 +16,13 @@ Definitions (every threshold is a named field of :class:`Thresholds`):
 The points a finding costs: a split, the class's points in its pieces other than the home; a
 merge, the points of every merged class but the largest; a misassignment, its points. Findings
 are ranked by that cost, largest first.
+
+The pairs a finding costs (``evidence["pairs"]``, how the pair-counting scores see it): a split,
+the same-class pairs it pulls apart (false negatives between its pieces); a merge, the
+different-class pairs it puts together (false positives between its classes); a misassignment,
+the pairs its points lose with their class's home part (false negatives) and form with the
+owners of the clusters they sit in (false positives). A part of size n weighs ~n² pairs, so a
+merge of two large classes can outweigh a split costing more points.
 """
 
 from __future__ import annotations
@@ -98,6 +105,12 @@ def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else (v if isinstance(v, (int, str)) else str(v))
 
 
+def _pairs_between(counts: list[Any]) -> int:
+    """Unordered pairs with their two points in different parts of sizes ``counts``."""
+    c = [int(x) for x in counts]
+    return (sum(c) ** 2 - sum(x * x for x in c)) // 2
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
@@ -128,6 +141,7 @@ def partition_findings(c: Contingency, th: Thresholds) -> list[Finding]:
                 cost,
                 evidence={
                     "class_size": int(a[i]),
+                    "pairs": {"false_negative": _pairs_between([t[i, j] for j in pieces])},
                     "cluster_counts": {str(clusters[j]): int(t[i, j]) for j in pieces},
                     "cluster_shares": {str(k): round(v, 4) for k, v in shares.items()},
                     "equal_largest_pieces": bool(tie),
@@ -160,6 +174,7 @@ def partition_findings(c: Contingency, th: Thresholds) -> list[Finding]:
                 cost,
                 evidence={
                     "cluster_size": int(b[j]),
+                    "pairs": {"false_positive": _pairs_between([t[i, j] for i in members])},
                     "class_counts": {str(classes[i]): int(t[i, j]) for i in members},
                     "class_shares": {
                         str(classes[i]): round(float(t[i, j] / b[j]), 4) for i in members
@@ -190,6 +205,14 @@ def partition_findings(c: Contingency, th: Thresholds) -> list[Finding]:
                 n,
                 evidence={
                     "class_size": int(a[i]),
+                    "pairs": {
+                        # the moved points with their own class's home part, and with the
+                        # owners of the clusters they sit in
+                        "false_negative": int(sum(int(t[i, j]) * int(t[i, home[i]]) for j in dest)),
+                        "false_positive": int(
+                            sum(int(t[i, j]) * int(t[owner[j], j]) for j in dest)
+                        ),
+                    },
                     "home_cluster": _plain(clusters[home[i]]),
                     "cluster_counts": {str(clusters[j]): int(t[i, j]) for j in dest},
                     "owners": {str(clusters[j]): _plain(classes[owner[j]]) for j in dest},
