@@ -138,8 +138,9 @@ def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     settings = presentation.current()
     if settings.on:
         fig = presentation.style_figure(fig, settings)
-        # our own dark template, not Streamlit's, which would re-colour the scales
-        kwargs.setdefault("theme", None if settings.theme == "dark" else "streamlit")
+    # drawn as built (our template, theme=None): Streamlit's theme would re-colour text and
+    # scales on screen only, and the page would no longer match the report and the downloads
+    kwargs.setdefault("theme", None)
     event = st.plotly_chart(fig, key=key, **kwargs)
     if export:
         with st.popover("PNG / SVG / PDF", icon=":material/download:"):

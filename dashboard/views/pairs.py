@@ -35,8 +35,8 @@ def render() -> None:
             for line in pa.pair_counts_reading():
                 st.write(line)
             ui.note(
-                "the verdict is the one on Summary and Contingency (in points, with the same "
-                "thresholds); the lines below it say what the pair scores make of it"
+                "the first line is the verdict shared with Summary and Contingency (in points, "
+                "with the same thresholds); the others say what the pair scores make of it"
             )
             total = m["pair_tp"] + m["pair_fp"] + m["pair_fn"] + m["pair_tn"]
             st.caption(f"{total:,} unordered pairs of {m['n_samples']:,} points.")

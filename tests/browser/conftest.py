@@ -323,15 +323,13 @@ def slug(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_") or "view"
 
 
-def save_full_page(page, name: str) -> Path:
-    """Screenshot the whole page at 1400 px wide to ``tests/artifacts/<name>.png``.
+@contextlib.contextmanager
+def full_height(page) -> Iterator[None]:
+    """The viewport grown to the content's height (at most 12,000 px), then 1400 x 900 again.
 
-    Streamlit scrolls inside ``stMain`` (the document itself is one viewport high), so a
-    Playwright full-page shot would stop at 900 px: grow the viewport to the content height,
-    shoot, and restore 1400 x 900.
+    Streamlit scrolls inside ``stMain`` (the document itself is one viewport high): a
+    Playwright full-page shot would stop at 900 px, and nothing below it is hit-testable.
     """
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
     height = page.evaluate(
         """() => Math.max(document.documentElement.scrollHeight,
              ...['stMain', 'stSidebarContent'].map(id => {
@@ -343,7 +341,15 @@ def save_full_page(page, name: str) -> Path:
     )
     try:
         wait_for_layout_stable(page)
-        page.screenshot(path=str(path), full_page=True)
+        yield
     finally:
         page.set_viewport_size(dict(VIEWPORT))
+
+
+def save_full_page(page, name: str) -> Path:
+    """Screenshot the whole page at 1400 px wide to ``tests/artifacts/<name>.png``."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    with full_height(page):
+        page.screenshot(path=str(path), full_page=True)
     return path
