@@ -392,3 +392,23 @@ def test_ties_are_named_as_ties_in_the_bars():
     assert list(fig.data[0].text) == ["", "tied weakest (2)", "tied weakest (2)"]
     fig = sre_class_bars(["a", "b", "c"], [0.3, 0.3, 0.1])
     assert list(fig.data[0].text) == ["tied worst (2)", "tied worst (2)", ""]
+
+
+def test_long_titles_wrap_and_stand_on_the_plot() -> None:
+    """Plotly never wraps a title, and a title hung from the figure's top was cut whenever a
+    colour bar or a second line pushed the margin: titles wrap and stand on the plot area."""
+    import plotly.graph_objects as go
+
+    from dashboard.figures._style import SUBTITLE_CHARS, TITLE_CHARS, style, wrap_words
+
+    assert wrap_words("a b c", 3) == ("a b<br>c", 2)
+    assert wrap_words("averyveryverylongword x", 5) == ("averyveryverylongword<br>x", 2)
+    assert wrap_words("one<br>two", 80) == ("one<br>two", 2)
+    long = "Subspace-preserving error of every point and class, with every convention named"
+    fig = style(go.Figure(), long, subtitle=long + " " + long, height=400)
+    t = fig.layout.title
+    lines = t.text.split("<br>")
+    assert len(lines) == 2 and all(len(x) <= TITLE_CHARS for x in lines)
+    assert all(len(x) <= SUBTITLE_CHARS for x in t.subtitle.text.split("<br>"))
+    assert (t.yref, t.y, t.yanchor, t.automargin) == ("paper", 1, "bottom", True)
+    assert fig.layout.height > 400  # the extra lines do not shrink the plot

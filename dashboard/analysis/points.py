@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from dashboard.analysis.focus import Focus
+
 #: Above this many points the page draws a stated, deterministic sample (WebGL holds this many).
 MAX_DRAWN = 200_000
 #: Diffusion steps of the within-class spread (enough for the slow directions to dominate).
@@ -386,13 +388,14 @@ def analyse_points(
 # ------------------------------------------------------------------------------ selections
 
 
-def focus(pa: PointsAnalysis, *, cls: str | None = None, cluster: str | None = None) -> np.ndarray:
-    """Indices of the points of class ``cls`` and/or cluster ``cluster`` (by label text)."""
+def focus(pa: PointsAnalysis, where: Focus) -> np.ndarray:
+    """Indices of the points in any class of ``where`` and, when it names clusters, in any of
+    its clusters (labels compared as text; an unknown label matches nothing)."""
     mask = np.ones(pa.n, dtype=bool)
-    if cls is not None:
-        mask &= pa.truth == (pa.truth_names.index(cls) if cls in pa.truth_names else -1)
-    if cluster is not None and pa.pred is not None:
-        mask &= pa.pred == (pa.pred_names.index(cluster) if cluster in pa.pred_names else -1)
+    if where.classes:
+        mask &= np.isin(pa.truth, where.class_positions(pa.truth_names))
+    if where.clusters and pa.pred is not None:
+        mask &= np.isin(pa.pred, where.cluster_positions(pa.pred_names))
     return np.flatnonzero(mask)
 
 

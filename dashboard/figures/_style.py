@@ -43,6 +43,9 @@ KEPT = "#d1d5db"
 GOOD = "#2f7d32"
 BAD = "#c62828"
 NEUTRAL = "#6b7280"
+#: Outline of what a finding opened the page on (rows, columns, blocks, bars): magenta, a hue
+#: none of the colour scales (Blues, YlGnBu, OrRd) and no "worst" red uses
+FOCUS = "#c026d3"
 #: text colour of every figure: 14.7:1 on white (plotly_white's default grey-blue and
 #: Streamlit's chart grey, 3.7:1, fall below the 4.5:1 readable minimum)
 INK = "#1f2937"
@@ -195,6 +198,28 @@ def category_ticks(
     }
 
 
+#: Longest title / subtitle line (characters) before it wraps: a half-width chart on a
+#: 1,024 px page is about 500 px wide, and Plotly never wraps a title itself.
+TITLE_CHARS = 58
+SUBTITLE_CHARS = 80
+
+
+def wrap_words(text: str, width: int) -> tuple[str, int]:
+    """``text`` broken at spaces into lines of at most ``width`` characters (a longer word stays
+    whole), joined by ``<br>``; returns it and its number of lines. Existing ``<br>`` stay."""
+    lines: list[str] = []
+    for part in text.split("<br>"):
+        line = ""
+        for word in part.split(" "):
+            if line and len(line) + 1 + len(word) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+    return "<br>".join(lines), len(lines)
+
+
 def style(
     fig: go.Figure,
     title: str,
@@ -207,23 +232,25 @@ def style(
     """Apply the common layout: readable font, left-aligned title, tight margins.
 
     ``top_axis``: the x axis (ticks and title) sits above the plot, so leave room for it
-    under the figure title. ``subtitle``: a smaller second line under the title (keep the
-    title itself short: Plotly never wraps it, and half-width charts clip long ones).
+    under the figure title. ``subtitle``: a smaller line under the title. Long titles and
+    subtitles wrap (:data:`TITLE_CHARS`, :data:`SUBTITLE_CHARS`): Plotly never wraps them, and a
+    half-width chart would cut them at its edge.
     """
-    # yref="container" + automargin: the title pushes the plot down rather than overprint
-    # tick labels standing above it (a top x axis with long vertical labels)
-    head: dict = {
-        "text": title,
-        "x": 0.0,
-        "xanchor": "left",
-        "font": {"size": 17},
-        "yref": "container",
-        "y": 0.98,
-        "yanchor": "top",
-        "automargin": True,
-    }
+    title, n_title = wrap_words(title, TITLE_CHARS)
+    head: dict = {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 17}}
+    extra = 22 * (n_title - 1)
+    n_sub = 0
     if subtitle:
+        subtitle, n_sub = wrap_words(subtitle, SUBTITLE_CHARS)
         head["subtitle"] = {"text": subtitle, "font": {"size": 13}}
+        extra += 24 + 17 * (n_sub - 1)
+    # the title stands on the plot area and pushes the top margin (automargin): hung from the
+    # figure's top (yref="container") it was drawn up to 12 px above the figure, cut, whenever
+    # it had several lines or a colour bar also pushed the margin. Above a top axis it stands
+    # clear of the axis's tick labels and title, which Plotly's automargin does not count.
+    # Plotly draws the subtitle under the title, inside the title's pad: the pad holds it
+    pad = 20 + (18 * n_sub if subtitle else 0) + (40 + top_labels_px if top_axis else 0)
+    head.update(yref="paper", y=1.0, yanchor="bottom", pad={"b": pad}, automargin=True)
     fig.update_layout(
         template=TEMPLATE,
         title=head,
@@ -231,9 +258,9 @@ def style(
         margin={
             "l": 10,
             "r": 10,
-            # a top axis needs room for its tick labels (``top_labels_px`` when they stand
-            # vertical) and its title between the figure title and the plot
-            "t": (max(130, 100 + top_labels_px) if top_axis else 60) + (24 if subtitle else 0),
+            # a floor: the title's automargin grows it to fit the title, its pad and, above
+            # a top axis, the axis's tick labels and title
+            "t": 40,
             "b": 10,
         },
         hoverlabel={"font": {"size": 13}},
@@ -243,5 +270,40 @@ def style(
     fig.update_xaxes(automargin=True)
     fig.update_yaxes(automargin=True)
     if height:
-        fig.update_layout(height=height)
+        fig.update_layout(height=height + extra)
     return fig
+
+
+def focus_bands(
+    row_spans: Iterable[tuple[float, float]],
+    col_spans: Iterable[tuple[float, float]],
+    x_extent: tuple[float, float],
+    y_extent: tuple[float, float],
+) -> list[dict]:
+    """Shapes outlining whole rows (``row_spans``, y ranges across ``x_extent``) and whole
+    columns (``col_spans``, x ranges across ``y_extent``) in :data:`FOCUS`, for heatmaps opened
+    on a class or cluster."""
+    line = {"color": FOCUS, "width": 3}
+    bands = [(x_extent, (lo, hi)) for lo, hi in row_spans]
+    bands += [((lo, hi), y_extent) for lo, hi in col_spans]
+    return [
+        {
+            "type": "rect",
+            "x0": x[0],
+            "x1": x[1],
+            "y0": y[0],
+            "y1": y[1],
+            "line": line,
+            "layer": "above",
+        }
+        for x, y in bands
+    ]
+
+
+def focus_marker_lines(n: int, positions: Iterable[int]) -> dict:
+    """``marker.line`` for ``n`` bars with the bars at ``positions`` outlined in :data:`FOCUS`."""
+    on = set(positions)
+    return {
+        "color": [FOCUS if i in on else "rgba(0,0,0,0)" for i in range(n)],
+        "width": [3 if i in on else 0 for i in range(n)],
+    }

@@ -21,6 +21,8 @@ from dashboard.figures._style import (
     SEQ_AFFINITY_NONZERO,
     SEQ_LEAK,
     category_ticks,
+    focus_bands,
+    focus_marker_lines,
     pct,
     plain_all,
     style,
@@ -127,14 +129,19 @@ def _colorbar_trace(lims: tuple[float, float], log: bool, scale: str) -> go.Scat
 
 
 def affinity_figure(
-    display: dict[str, Any], *, log: bool = True, scale: str = AFFINITY_SCALE
+    display: dict[str, Any],
+    *,
+    log: bool = True,
+    scale: str = AFFINITY_SCALE,
+    focus_groups: Sequence[int] = (),
 ) -> go.Figure:
     """The block-structured plot of W = |C| + |C|ᵀ from ``compute.affinity_display`` output.
 
     ``display`` holds ``values`` (B x B), ``edges`` (B + 1 positions), ``bounds`` (group starts
     plus N), ``group_names``, ``group_kind`` ("class" or "cluster"), ``pooled``, ``n``,
     ``sort_mode``. Small matrices are a per-cell heatmap with hover; pooled ones are sent as a
-    PNG image (a few hundred KB at any N), which the title says.
+    PNG image (a few hundred KB at any N), which the title says. The groups at positions
+    ``focus_groups`` are outlined (their rows and columns of W) in the focus colour.
     """
     values = np.asarray(display["values"], dtype=np.float64)
     edges = np.asarray(display["edges"], dtype=np.int64)
@@ -212,6 +219,8 @@ def affinity_figure(
                 "line": line,
             }
         )
+    spans = [(b_axis[g] - 0.5, b_axis[g + 1] - 0.5) for g in focus_groups]
+    shapes += focus_bands(spans, spans, (-0.5, n_bins - 0.5), (-0.5, n_bins - 0.5))
     fig.update_layout(shapes=shapes)
     ticks: dict[str, Any] = {"showticklabels": False, "ticks": ""}
     if len(names) <= TICK_LIMIT:
@@ -237,7 +246,8 @@ def affinity_figure(
     title = f"Affinity |C| + |C|ᵀ ({'log' if log else 'linear'} colour)"
     fig = style(fig, title, height=760, subtitle=f"{note}; white = no coefficient (exactly 0)")
     # room between the subtitle and the plot for the horizontal colour bar
-    return fig.update_layout(margin={"t": fig.layout.margin.t + 50})
+    fig.update_layout(margin={"t": fig.layout.margin.t + 50}, title={"pad": {"b": 60}})
+    return fig
 
 
 def extreme_mask(values: np.ndarray, which: str, rtol: float = 1e-9) -> np.ndarray:
@@ -258,10 +268,14 @@ def extreme_mask(values: np.ndarray, which: str, rtol: float = 1e-9) -> np.ndarr
 
 
 def conn_bars(
-    class_names: Sequence[Any], values: Sequence[float], *, title: str | None = None
+    class_names: Sequence[Any],
+    values: Sequence[float],
+    *,
+    title: str | None = None,
+    focus: Sequence[int] = (),
 ) -> go.Figure:
     """Per-class connectivity λ₂ bars; the weakest class is red and labelled "weakest" (every
-    tied class "tied weakest (n)").
+    tied class "tied weakest (n)"); the bars at positions ``focus`` are outlined.
 
     The x axis is categorical and the label is the bar's own text, not an annotation placed
     by x value: Plotly reads a numeric-looking category ("1") in an annotation as a position,
@@ -277,7 +291,7 @@ def conn_bars(
         go.Bar(
             x=x,
             y=np.where(finite, vals, 0.0),
-            marker_color=colors,
+            marker={"color": colors, "line": focus_marker_lines(len(vals), focus)},
             text=[word if low[i] else "" for i in range(len(vals))],
             textposition="outside",
             textfont={"color": BAD, "size": 13},
@@ -297,8 +311,11 @@ def conn_bars(
     )
 
 
-def sre_class_bars(class_names: Sequence[Any], values: Sequence[float]) -> go.Figure:
-    """Mean SRE of the points of each class (lower is better); the worst is red, labelled."""
+def sre_class_bars(
+    class_names: Sequence[Any], values: Sequence[float], *, focus: Sequence[int] = ()
+) -> go.Figure:
+    """Mean SRE of the points of each class (lower is better); the worst is red, labelled; the
+    bars at positions ``focus`` are outlined."""
     vals = np.asarray(values, dtype=np.float64)
     x = unique_names(plain_all(class_names))
     high = extreme_mask(vals, "max") & (np.nan_to_num(vals) > 0)
@@ -307,7 +324,10 @@ def sre_class_bars(class_names: Sequence[Any], values: Sequence[float]) -> go.Fi
         go.Bar(
             x=x,
             y=vals,
-            marker_color=[BAD if high[i] else QUALITATIVE[1] for i in range(len(vals))],
+            marker={
+                "color": [BAD if high[i] else QUALITATIVE[1] for i in range(len(vals))],
+                "line": focus_marker_lines(len(vals), focus),
+            },
             text=[word if high[i] else "" for i in range(len(vals))],
             textposition="outside",
             textfont={"color": BAD, "size": 13},
@@ -408,13 +428,18 @@ def sre_points(
 
 
 def leakage_heatmap(
-    matrix: np.ndarray, class_names: Sequence[Any], *, absolute: bool = True
+    matrix: np.ndarray,
+    class_names: Sequence[Any],
+    *,
+    absolute: bool = True,
+    focus: Sequence[int] = (),
 ) -> go.Figure:
     """K x K coefficient mass from class a (row) onto class b (column), as shares of the row.
 
     ``absolute``: the colour scale runs over shares 0–1, so one colour means one share in every
     figure (the default); otherwise it is stretched to the largest leak (small leaks stand
     out, but colours of two figures cannot be compared). The share is written in each cell.
+    The rows and columns of the classes at positions ``focus`` are outlined.
 
     The diagonal (mass kept inside the class, usually most of it) is drawn in one neutral
     colour with its share written in, so the colour scale belongs to the off-diagonal leakage
@@ -475,6 +500,8 @@ def leakage_heatmap(
         **common,
     )
     fig = go.Figure([leak, inside])
+    spans = [(i - 0.5, i + 0.5) for i in focus]
+    fig.update_layout(shapes=focus_bands(spans, spans, (-0.5, k - 0.5), (-0.5, k - 0.5)))
     fig.update_xaxes(
         type="category",
         categoryorder="array",

@@ -11,6 +11,7 @@ from dashboard.figures._style import (
     QUALITATIVE_LONG,
     SEQ_COUNTS,
     category_ticks,
+    focus_bands,
     plain_all,
     style,
     unique_names,
@@ -35,6 +36,8 @@ def contingency_heatmap(
     title: str | None = None,
     row_title: str = "true class",
     col_title: str = "predicted cluster (matched to the row on the diagonal first)",
+    focus_rows: Sequence[int] = (),
+    focus_cols: Sequence[int] = (),
 ) -> go.Figure:
     """Classes (rows) x clusters (columns) heatmap, in the given (matched) order.
 
@@ -43,7 +46,8 @@ def contingency_heatmap(
 
     ``table`` holds counts; ``mode`` picks what the colour shows (``"counts"``, ``"row"``,
     ``"column"`` shares); the annotation always shows the count (and the share when normalised).
-    The first ``n_matched`` diagonal cells (the optimal matching) are outlined.
+    The first ``n_matched`` diagonal cells (the optimal matching) are outlined; the rows
+    ``focus_rows`` and columns ``focus_cols`` (positions) are outlined in the focus colour.
     """
     counts = np.asarray(table, dtype=np.int64)
     k, c = counts.shape
@@ -91,6 +95,13 @@ def contingency_heatmap(
             y1=d + 0.5,
             line={"color": "#111827", "width": 2},
         )
+    for shape in focus_bands(
+        [(i - 0.5, i + 0.5) for i in focus_rows],
+        [(j - 0.5, j + 0.5) for j in focus_cols],
+        (-0.5, c - 0.5),
+        (-0.5, k - 0.5),
+    ):
+        fig.add_shape(**shape)
     xt = category_ticks(x, c)
     fig.update_xaxes(type="category", title=col_title, side="top", **xt)
     vertical = xt["tickangle"] == -90

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import plotly.graph_objects as go
 
+from dashboard.analysis.focus import Focus
 from dashboard.analysis.objects import AffinityAnalysis, Analysis, PartitionAnalysis
 from dashboard.figures.affinity import (
     affinity_figure,
@@ -32,11 +33,19 @@ from dashboard.figures.affinity import (
 from dashboard.figures.contingency import contingency_heatmap, sankey
 from dashboard.figures.pairs import pair_confusion_matrix, pair_scores_bar
 
+NO_FOCUS = Focus()
 
-def contingency_panel(pa: PartitionAnalysis, *, mode: str = "counts") -> go.Figure:
-    """The contingency heatmap in matched order (counts, row- or column-normalised)."""
+
+def contingency_panel(
+    pa: PartitionAnalysis, *, mode: str = "counts", focus: Focus = NO_FOCUS
+) -> go.Figure:
+    """The contingency heatmap in matched order (counts, row- or column-normalised), the rows
+    and columns of ``focus`` outlined."""
     t = pa.table
-    return contingency_heatmap(t.table, t.rows, t.cols, mode=mode, n_matched=t.n_matched)
+    return contingency_heatmap(
+        t.table, t.rows, t.cols, mode=mode, n_matched=t.n_matched,
+        focus_rows=focus.class_positions(t.rows), focus_cols=focus.cluster_positions(t.cols),
+    )  # fmt: skip
 
 
 def sankey_panel(pa: PartitionAnalysis) -> go.Figure:
@@ -59,24 +68,37 @@ def pair_scores_panel(pa: PartitionAnalysis) -> go.Figure:
     return pair_scores_bar(pa.metrics)
 
 
-def affinity_panel(display: dict, *, log: bool = True) -> go.Figure:
-    """|C| + |C|ᵀ in display order (from :func:`~dashboard.analysis.objects.affinity_display`)."""
-    return affinity_figure(display, log=log)
+def affinity_panel(display: dict, *, log: bool = True, focus: Focus = NO_FOCUS) -> go.Figure:
+    """|C| + |C|ᵀ in display order (from :func:`~dashboard.analysis.objects.affinity_display`);
+    the blocks of ``focus`` (its classes, or its clusters when sorted by prediction) outlined."""
+    wanted = focus.clusters if display["group_kind"] == "cluster" else focus.classes
+    return affinity_figure(
+        display, log=log, focus_groups=Focus.positions(wanted, display["group_names"])
+    )
 
 
-def conn_panel(aa: AffinityAnalysis) -> go.Figure:
+def conn_panel(aa: AffinityAnalysis, *, focus: Focus = NO_FOCUS) -> go.Figure:
     """λ₂ per class under the analysis's conventions (its preset included)."""
-    return conn_bars(aa.conn_classes, aa.conn_per_class)
+    return conn_bars(
+        aa.conn_classes, aa.conn_per_class, focus=focus.class_positions(aa.conn_classes)
+    )
 
 
-def sre_class_panel(aa: AffinityAnalysis) -> go.Figure:
+def sre_class_panel(aa: AffinityAnalysis, *, focus: Focus = NO_FOCUS) -> go.Figure:
     """SRE per class under the analysis's conventions."""
-    return sre_class_bars(aa.sre_classes, aa.sre_per_class)
+    return sre_class_bars(
+        aa.sre_classes, aa.sre_per_class, focus=focus.class_positions(aa.sre_classes)
+    )
 
 
-def leakage_panel(aa: AffinityAnalysis, *, absolute: bool = True) -> go.Figure:
+def leakage_panel(
+    aa: AffinityAnalysis, *, absolute: bool = True, focus: Focus = NO_FOCUS
+) -> go.Figure:
     """The K x K leakage matrix."""
-    return leakage_heatmap(aa.leakage, aa.leakage_classes, absolute=absolute)
+    return leakage_heatmap(
+        aa.leakage, aa.leakage_classes, absolute=absolute,
+        focus=focus.class_positions(aa.leakage_classes),
+    )  # fmt: skip
 
 
 #: (caption, builder) of the report's figures, in order; builders take the whole Analysis.

@@ -12,11 +12,44 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.analysis.focus import Focus
 from dashboard.session.state import K_LEAK_SHARE, K_MIN_SHARE, K_WEAK_CONN
 from dashboard.ui import widgets as ui
 from metrics_core.diagnosis import CAUSE_WORDS, verdict
 
-PAGE_OF = {"contingency": "views/contingency.py", "affinity": "views/affinity.py"}
+PAGE_OF = {
+    "contingency": "views/contingency.py",
+    "affinity": "views/affinity.py",
+    "points": "views/points.py",
+}
+#: the query parameter of the session id (kept on every link, so a reload keeps the session)
+SID = "sid"
+
+
+def focus_from_query() -> Focus:
+    """The classes and clusters a finding's link opened this page on (``?class=`` and
+    ``?cluster=``, each possibly repeated)."""
+    q = st.query_params
+    return Focus.of(q.get_all("class"), q.get_all("cluster"))
+
+
+def _link(where, page: str, label: str, focus: Focus, help: str) -> None:
+    query = focus.query()
+    if st.query_params.get(SID):
+        query[SID] = st.query_params[SID]
+    where.page_link(PAGE_OF[page], label=label, query_params=query, help=help)
+
+
+def show_focus(focus: Focus, lines: list[str], *, outlined: str) -> None:
+    """Say what the page was opened on, what is outlined, and the numbers of it."""
+    if not focus:
+        return
+    body = (
+        "  \n".join(ui.md_escape(line) for line in lines)
+        if lines
+        else ("not in this data (the link came from another prediction or file)")
+    )
+    st.info(f"**Opened on {ui.md_escape(focus.describe())}** ({outlined}):  \n{body}")
 
 
 def thresholds_controls() -> None:
@@ -49,25 +82,28 @@ def show_verdict(found: list[dict[str, Any]]) -> None:
 
 
 def show_findings(found: list[dict[str, Any]], *, limit: int = 8, here: str = "") -> None:
-    """One finding per line, most costly first: kind, points, cause, words, and links to the
-    page that shows it (not to ``here``, the page already open) and to its points."""
+    """One finding per line, most costly first: kind, points, cause, words, and links that open
+    the pages showing it on its classes or clusters: Contingency (its row or column outlined),
+    Affinity when C is given (its classes' blocks, bars and leaks) and Points (its points
+    ringed). A link to ``here`` outlines the finding on the page already open."""
     for f in found[:limit]:
         pts = f"{f['points']:,} point{'s' if f['points'] != 1 else ''}"
         cause = CAUSE_WORDS.get(f["cause"], "")
-        line, link, where = st.columns([6, 1.4, 1.2], vertical_alignment="center")
-        line.markdown(f"**{f['kind']}** · {pts} · *{cause}* — {ui.md_escape(f['text'])}")
-        target = f["link"].get("page", "")
-        page = PAGE_OF.get(target)
-        if page and target != here:
-            link.page_link(page, label=f"open {target}")
-        focus = {k: str(f["link"][k]) for k in ("class", "cluster") if k in f["link"]}
-        if focus:
-            where.page_link(
-                "views/points.py",
-                label="show points",
-                query_params=focus,
-                help="the Points page, with these points ringed and listed",
-            )
+        st.markdown(f"**{f['kind']}** · {pts} · *{cause}* — {ui.md_escape(f['text'])}")
+        # a merge is seen in its cluster's column, a split or misassignment in its class's row
+        own = (
+            Focus.of(clusters=f["clusters"][:1]) if f["kind"] == "merge" else Focus.of(f["classes"])
+        )
+        classes = Focus.of(f["classes"])
+        targets = [("contingency", own, "its row or column outlined")]
+        if f["cause"] != "unknown" and classes:
+            targets.append(("affinity", classes, "its classes outlined, with CONN, SRE, leaks"))
+        targets.append(("points", own, "its points ringed and listed"))
+        row = st.container(horizontal=True, gap="medium")
+        for page, focus, what in targets:
+            if focus:
+                label = "outline it here" if page == here else f"→ {page.capitalize()}"
+                _link(row, page, label, focus, f"the {page.capitalize()} page, {what}")
     if len(found) > limit:
         ui.note(
             f"{len(found) - limit} smaller findings in the report and in `clustlens evaluate "

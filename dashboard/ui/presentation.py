@@ -55,6 +55,16 @@ class Settings:
 BASE_RULES = (
     f"[data-testid='stCaptionContainer'] {{ color: {PALETTES['light'].muted}; opacity: 1; }}",
 )
+#: Side-by-side charts stack when the main area is narrower than 1,000 px (a 1,024 px window
+#: with the sidebar open leaves ~650 px: two charts of ~310 px cut their titles and cram their
+#: labels). A container query, so it follows the main area, not the window.
+LAYOUT_RULES = (
+    "[data-testid='stMainBlockContainer'] { container-type: inline-size; }",
+    "@container (max-width: 1000px) { "
+    "[data-testid='stHorizontalBlock']:has([data-testid='stPlotlyChart']) { flex-wrap: wrap; } "
+    "[data-testid='stHorizontalBlock']:has([data-testid='stPlotlyChart']) > "
+    "[data-testid='stColumn'] { flex: 1 1 100% !important; min-width: 100% !important; } }",
+)
 
 
 def css(settings: Settings) -> str:
@@ -66,7 +76,7 @@ def css(settings: Settings) -> str:
     (True, False)
     """
     if not settings.on:
-        return "<style>\n" + "\n".join(BASE_RULES) + "\n</style>"
+        return "<style>\n" + "\n".join(BASE_RULES + LAYOUT_RULES) + "\n</style>"
     if settings.theme not in PALETTES:
         raise ValueError(f"theme must be one of {THEMES}")
     p = PALETTES[settings.theme]
@@ -74,6 +84,7 @@ def css(settings: Settings) -> str:
     base = round(16 * scale, 1)
     rules = [
         *(BASE_RULES if settings.theme == "light" else ()),
+        *LAYOUT_RULES,
         '[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], '
         '[data-testid="stSidebarNav"], [data-testid="collapsedControl"] { display: none; }',
         '[data-testid="stHeaderActionElements"], [data-testid="stDecoration"] { display: none; }',
@@ -142,12 +153,14 @@ def style_figure(fig: go.Figure, settings: Settings) -> go.Figure:
         }
     )
     if fig.layout.title and fig.layout.title.text:
-        # automargin keeps the enlarged title clear of axis titles placed on top
+        # automargin keeps the enlarged title clear of the plot; its gap (room for a top
+        # axis's labels and title) grows with the font like the margins
+        pad_b = fig.layout.title.pad.b if fig.layout.title.pad else None
         fig.update_layout(
             title={
                 "font": {"size": size + 4, "color": p.text},
                 "automargin": True,
-                "yref": "container",
+                **({"pad": {"b": round(pad_b * factor)}} if pad_b else {}),
             }
         )
     if settings.theme == "dark":

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.analysis.focus import affinity_reading, involves
 from dashboard.analysis.objects import SORT_MODES
 from dashboard.compute import evaluation as compute
 from dashboard.figures.affinity import sre_points
 from dashboard.figures.panels import affinity_panel, conn_panel, leakage_panel, sre_class_panel
 from dashboard.session import state
+from dashboard.ui import diagnosis as diag
 from dashboard.ui import widgets as ui
 
 
@@ -43,16 +45,26 @@ def render() -> None:
         + (f" (preset {conv.preset})" if conv.preset else "")
         + "; W = |C| + |C|ᵀ is symmetric, so the plot does not depend on it"
     )
+    focus = diag.focus_from_query()
+    if focus:
+        with ui.guarded("reading the class this page was opened on"):
+            aff = compute.affinity(s.truth, s.coef_for(pred), conv)
+            lines = affinity_reading(aff, focus, weak_conn=conv.weak_conn)
+            diag.show_focus(focus, lines, outlined="its blocks, bars and leakage outlined in "
+                            "magenta")  # fmt: skip
+            if pred is not None:
+                found = compute.diagnosis(s.truth, pred, s.coef, conv)
+                diag.show_findings([f for f in found if involves(f, focus)], here="affinity")
     with ui.guarded("drawing the affinity"):
         disp = compute.affinity_display(s.truth, pred, s.coef_for(pred), sort_mode)
-        ui.chart(affinity_panel(disp, log=colour == "log"), key="affinity_plot")
+        ui.chart(affinity_panel(disp, log=colour == "log", focus=focus), key="affinity_plot")
 
     with ui.guarded("computing SRE and CONN"):
         aff = compute.affinity(s.truth, s.coef_for(pred), conv)
         summ = aff.summary
         a, b = st.columns(2)
         with a:
-            ui.chart(conn_panel(aff), key="conn_bars")
+            ui.chart(conn_panel(aff, focus=focus), key="conn_bars")
             skipped = aff.conn_skipped
             ui.note(
                 f"CONN min {compute.fmt(summ['conn_min'], 3)}, mean "
@@ -63,7 +75,7 @@ def render() -> None:
                 "class's points fall into disconnected pieces."
             )
         with b:
-            ui.chart(sre_class_panel(aff), key="sre_class")
+            ui.chart(sre_class_panel(aff, focus=focus), key="sre_class")
             ui.note(
                 f"SRE {compute.fmt(summ['sre'], 3)} over all points; "
                 f"{summ['sre_zero_rows']:,} all-zero representations"
@@ -84,7 +96,10 @@ def render() -> None:
             help="absolute: one colour is one share in every figure; stretched: small leaks "
             "stand out, but colours of two figures cannot be compared",
         )
-        ui.chart(leakage_panel(aff, absolute=scale.startswith("absolute")), key="leakage_matrix")
+        ui.chart(
+            leakage_panel(aff, absolute=scale.startswith("absolute"), focus=focus),
+            key="leakage_matrix",
+        )
 
 
 if __name__ == "__main__":

@@ -77,8 +77,8 @@ def render() -> None:
             ui.chart(
                 contingency_heatmap(
                     cmp.table, cmp.rows, cmp.cols, n_matched=cmp.n_matched,
-                    title="A × B: the same points in both", row_title=f"A cluster ({a.name})",
-                    col_title=f"B cluster ({b.name}), matched to the row on the diagonal first",
+                    title="A × B: the same points in both", row_title="A cluster",
+                    col_title="B cluster, matched to A's on the diagonal first",
                 ),
                 key="cmp_heatmap",
             )  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.analysis.focus import where_it_goes
 from dashboard.compute import evaluation as compute
 from dashboard.figures.panels import contingency_panel, sankey_panel
 from dashboard.session import state
@@ -36,7 +37,11 @@ def render() -> None:
             f"points; ACC {pa.accuracy:.3f}; noise policy: {conv.noise_policy} "
             f"({pa.n_noise:,} noise points); matched pairs outlined on the diagonal"
         )
-        ui.chart(contingency_panel(pa, mode=mode), key="contingency_heatmap")
+        focus = diag.focus_from_query()
+        t = pa.table
+        diag.show_focus(focus, where_it_goes(t.table, t.rows, t.cols, focus),
+                        outlined="outlined in magenta")  # fmt: skip
+        ui.chart(contingency_panel(pa, mode=mode, focus=focus), key="contingency_heatmap")
 
         st.subheader("Splits, merges and misassigned points")
         diag.thresholds_controls()

@@ -6,11 +6,13 @@ import numpy as np
 import streamlit as st
 
 from dashboard import inputs
+from dashboard.analysis.points import focus as focus_points
 from dashboard.analysis.points import image_mosaic, point_details, rank_selection
 from dashboard.compute import evaluation
 from dashboard.compute import points as compute
 from dashboard.figures.points import colour_options, points_figure, selected_points
 from dashboard.session import state
+from dashboard.ui import diagnosis as diag
 from dashboard.ui import widgets as ui
 from metrics_core.validation import ClustlensInputError
 
@@ -86,12 +88,6 @@ def _guess_shape(d: int) -> tuple[int, int]:
     return (d // h, h) if h > 1 else (1, d)
 
 
-def _focus() -> dict[str, str]:
-    """The class or cluster a Summary finding opened this page on (``?class=`` / ``?cluster=``)."""
-    q = st.query_params
-    return {k: q[k] for k in ("class", "cluster") if k in q}
-
-
 def render() -> None:
     s = state.get()
     conv = state.conventions()
@@ -117,14 +113,12 @@ def render() -> None:
         pa = compute.points(s.truth, pred, s.coef_for(pred), s.data, conv, layout)
         colours = colour_options(pa)
         colour_by = c2.radio("Colour by", colours, horizontal=True, key="points_colour")
-        focus = _focus()
+        focus = diag.focus_from_query()
         opened = None
         if focus:
-            from dashboard.analysis.points import focus as focus_points
-
-            opened = focus_points(pa, cls=focus.get("class"), cluster=focus.get("cluster"))
-            what = " and ".join(f"{k} {v}" for k, v in focus.items())
-            ui.note(f"opened on {what}: its {len(opened):,} points are ringed and listed below")
+            opened = focus_points(pa, focus)
+            ui.note(f"opened on {focus.describe()}: its {len(opened):,} points are ringed and "
+                    "listed below")  # fmt: skip
         event = ui.chart(
             points_figure(pa, colour_by, highlight=opened),
             key=f"points_plot_{layout}_{colour_by}",

@@ -121,7 +121,7 @@ def _split_cause(f, c, codes, pred, index, lam, th) -> None:
         )
         f.text += f". The split is already in C: class {f.classes[0]}'s affinity subgraph {how}"
         f.text += tail
-        f.link = {"page": "affinity", "class": f.link.get("class")}
+        f.link = {**f.link, "page": "affinity"}
     else:
         f.cause = "clustering"
         f.text += (
@@ -157,7 +157,8 @@ def _merge_cause(f, codes, pred, index, leak, sre, th) -> None:
             f"mass lies on each other (threshold {th.leak_share:.0%}); mean SRE of the "
             f"{int(merged.sum()):,} merged points {merged_sre:.3f}"
         )
-        f.link = {"page": "affinity", "class": f.link.get("cluster")}
+        # the merged cluster stays the link's focus (its label is not a class label)
+        f.link = {**f.link, "page": "affinity"}
     else:
         f.cause = "clustering"
         f.text += (

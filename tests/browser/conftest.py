@@ -325,7 +325,7 @@ def slug(title: str) -> str:
 
 @contextlib.contextmanager
 def full_height(page) -> Iterator[None]:
-    """The viewport grown to the content's height (at most 12,000 px), then 1400 x 900 again.
+    """The viewport grown to the content's height (at most 12,000 px), then as it was.
 
     Streamlit scrolls inside ``stMain`` (the document itself is one viewport high): a
     Playwright full-page shot would stop at 900 px, and nothing below it is hit-testable.
@@ -336,18 +336,19 @@ def full_height(page) -> Iterator[None]:
                const e = document.querySelector(`[data-testid="${id}"]`);
                return e ? e.scrollHeight : 0; }))"""
     )
+    before = dict(page.viewport_size or VIEWPORT)
     page.set_viewport_size(
-        {"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], min(height, 12_000))}
+        {"width": before["width"], "height": max(before["height"], min(height, 12_000))}
     )
     try:
         wait_for_layout_stable(page)
         yield
     finally:
-        page.set_viewport_size(dict(VIEWPORT))
+        page.set_viewport_size(before)
 
 
 def save_full_page(page, name: str) -> Path:
-    """Screenshot the whole page at 1400 px wide to ``tests/artifacts/<name>.png``."""
+    """Screenshot the whole page at the viewport's width to ``tests/artifacts/<name>.png``."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     with full_height(page):

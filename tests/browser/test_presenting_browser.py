@@ -1,17 +1,90 @@
-"""Presentation mode in chromium at 1,024 and 1,920 px: the pages stay reachable from the top
-bar, the sidebar is gone, and every view still draws (screenshots in tests/artifacts)."""
+"""Layout in chromium at 1,024 and 1,920 px, on the normal page and in presentation mode (light
+and dark): every view draws, nothing is wider than the window (no sideways scrolling, no chart
+cut at the right edge), and presentation mode keeps the pages reachable from the top bar with the
+sidebar gone. Screenshots of every view in every mode go to ``tests/artifacts/layout_*.png``.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from .conftest import assert_no_exception, expect_rerun, save_full_page, wait_for_charts_drawn
-from .test_dashboard_browser import MAIN, open_first_view
+from .conftest import (
+    ARTIFACTS,
+    assert_no_exception,
+    expect_rerun,
+    full_height,
+    slug,
+    wait_for_charts_drawn,
+)
+from .test_contrast_browser import _choose_dark_theme, _present
+from .test_dashboard_browser import KNOWN_VIEWS, MAIN, open_first_view, open_view
 
 pytestmark = pytest.mark.browser
 
+WIDTHS = [1024, 1920]
+MODES = ["normal", "presenting-light", "presenting-dark"]
 
-@pytest.mark.parametrize("width", [1024, 1920])
+#: What sticks out: the main area's own sideways scroll, every chart, table, image or block
+#: whose right edge passes the main area's, and every figure text past its figure's edge (2 px
+#: of rounding).
+_OVERFLOW_JS = """(main) => {
+  const m = document.querySelector(main);
+  if (!m) return ['no main area'];
+  const out = [];
+  if (m.scrollWidth > m.clientWidth + 2)
+    out.push(`main area scrolls sideways: ${m.scrollWidth} > ${m.clientWidth} px`);
+  const right = Math.min(m.getBoundingClientRect().right, window.innerWidth) + 2;
+  const sel = ['[data-testid="stPlotlyChart"]', '.js-plotly-plot .main-svg',
+    '[data-testid="stDataFrame"]', '[data-testid="stTable"]', '[data-testid="stImage"]',
+    '[data-testid="stHorizontalBlock"]', '[data-testid="stMetric"]', 'h1', 'h2', 'h3'].join(',');
+  for (const e of m.querySelectorAll(sel)) {
+    if (!e.getClientRects().length || e.closest('details:not([open])')) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width && r.right > right) {
+      const id = e.getAttribute('data-testid') || e.getAttribute('class') || e.tagName;
+      out.push(`${id} ends at ${Math.round(r.right)} px, window area ends at ${Math.round(right)}`);
+    }
+  }
+  // every text of a figure (titles, subtitles, axis titles, tick labels, colour bars, legend)
+  // inside its own picture: a text past the SVG's edge is cut
+  for (const plot of m.querySelectorAll('.js-plotly-plot')) {
+    const svg = plot.querySelector('.main-svg');
+    if (!svg || !svg.getClientRects().length || plot.closest('details:not([open])')) continue;
+    const b = svg.getBoundingClientRect();
+    const name = (plot.querySelector('.gtitle') || {}).textContent || 'untitled figure';
+    for (const t of plot.querySelectorAll('.infolayer text, .xtick text, .ytick text')) {
+      const r = t.getBoundingClientRect();
+      const text = (t.textContent || '').trim();
+      if (!text || !r.width) continue;
+      if (r.top < b.top - 2 || r.bottom > b.bottom + 2 || r.left < b.left - 2
+          || r.right > b.right + 2)
+        out.push(`"${text.slice(0, 40)}" cut at the edge of "${name.slice(0, 40)}"`);
+    }
+  }
+  return [...new Set(out)];
+}"""
+
+
+def overflow(page) -> list[str]:
+    return page.evaluate(_OVERFLOW_JS, MAIN)
+
+
+def _open_from_top_bar(page, title: str) -> None:
+    """In presentation mode: open ``title`` from the top bar's "Evaluate" menu."""
+    nav = page.get_by_test_id("stTopNav")
+    nav.wait_for()
+    assert "Evaluate" in nav.inner_text() and "Teach" in nav.inner_text()
+    nav.get_by_text("Evaluate").click()
+    link = page.get_by_test_id("stTopNavLink").filter(has_text=title)
+    if not link.count():  # older layouts: the section lists its pages as plain links
+        link = page.locator("a").filter(has_text=title)
+    with expect_rerun(page):
+        link.first.click()
+    page.locator(f"{MAIN} h1").filter(has_text=title).wait_for()
+    wait_for_charts_drawn(page, MAIN)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
 def test_presentation_mode_keeps_the_navigation(page, streamlit_server, width) -> None:
     page.set_viewport_size({"width": width, "height": 900})
     open_first_view(page, streamlit_server.url)
@@ -19,18 +92,32 @@ def test_presentation_mode_keeps_the_navigation(page, streamlit_server, width) -
         page.get_by_text("Presentation mode").click()
     page.get_by_role("button", name="Exit presentation").wait_for()
     assert not page.get_by_test_id("stSidebar").is_visible()
-    nav = page.get_by_test_id("stTopNav")
-    nav.wait_for()
-    assert "Evaluate" in nav.inner_text() and "Teach" in nav.inner_text()
-    # open Contingency from the top bar's "Evaluate" menu
-    nav.get_by_text("Evaluate").click()
-    link = page.get_by_test_id("stTopNavLink").filter(has_text="Contingency")
-    if not link.count():  # older layouts: the section lists its pages as plain links
-        link = page.locator("a").filter(has_text="Contingency")
-    with expect_rerun(page):
-        link.first.click()
-    page.locator(f"{MAIN} h1").filter(has_text="Contingency").wait_for()
-    wait_for_charts_drawn(page, MAIN)
+    _open_from_top_bar(page, "Contingency")
     assert_no_exception(page)
-    save_full_page(page, f"presenting_contingency_{width}")
-    assert not page.js_errors, page.js_errors
+    assert not overflow(page)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_view_fits_the_window(page, streamlit_server, width, mode) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    open_first_view(page, streamlit_server.url)
+    if mode == "presenting-dark":
+        _choose_dark_theme(page)
+    failures = []
+    for title in KNOWN_VIEWS:
+        open_view(page, title)
+        if mode != "normal":
+            _present(page, True)
+            assert not page.get_by_test_id("stSidebar").is_visible()
+        assert_no_exception(page)
+        found = overflow(page)
+        if found:
+            failures.append(f"{title} ({mode}, {width} px): " + "; ".join(found[:8]))
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        with full_height(page):
+            shot = ARTIFACTS / f"layout_{width}_{mode}_{slug(title)}.png"
+            page.screenshot(path=str(shot))
+        if mode != "normal":
+            _present(page, False)
+    assert not failures, "\n".join(failures)
