@@ -11,6 +11,8 @@ Screenshots of each view in each mode go to ``tests/artifacts``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from .conftest import (
@@ -173,22 +175,32 @@ def _present(page, on: bool) -> None:
     wait_for_charts_drawn(page, MAIN)
 
 
-@pytest.mark.parametrize("mode", ["light", "presenting-light", "presenting-dark"])
-def test_text_contrast_on_every_view(page, streamlit_server, mode) -> None:
-    open_first_view(page, streamlit_server.url)
+def each_view(page, url: str, mode: str) -> Iterator[str]:
+    """Open every view in ``mode`` ("light" or "normal": the normal page; "presenting-light",
+    "presenting-dark"): yields each view's title with the view drawn and checked for
+    exceptions; the caller measures it before the next one opens."""
+    open_first_view(page, url)
     if mode == "presenting-dark":
         _choose_dark_theme(page)
-    failures = []
+    presenting = mode.startswith("presenting")
     for title in KNOWN_VIEWS:
         open_view(page, title)
-        if mode != "light":
+        if presenting:
             _present(page, True)
+            assert not page.get_by_test_id("stSidebar").is_visible()
         assert_no_exception(page)
+        yield title
+        if presenting:
+            _present(page, False)
+
+
+@pytest.mark.parametrize("mode", ["light", "presenting-light", "presenting-dark"])
+def test_text_contrast_on_every_view(page, streamlit_server, mode) -> None:
+    failures = []
+    for title in each_view(page, streamlit_server.url, mode):
         with full_height(page):  # everything on screen: hit-testable, and in the shot
             found = low_contrast(page)
             page.screenshot(path=str(ARTIFACTS / f"contrast_{mode}_{slug(title)}.png"))
         if found:
             failures.append(_explain(found, f"{title} ({mode})"))
-        if mode != "light":
-            _present(page, False)
     assert not failures, "\n".join(failures)

@@ -16,8 +16,8 @@ from .conftest import (
     slug,
     wait_for_charts_drawn,
 )
-from .test_contrast_browser import _choose_dark_theme, _present
-from .test_dashboard_browser import KNOWN_VIEWS, MAIN, open_first_view, open_view
+from .test_contrast_browser import each_view
+from .test_dashboard_browser import MAIN, open_first_view
 
 pytestmark = pytest.mark.browser
 
@@ -101,23 +101,12 @@ def test_presentation_mode_keeps_the_navigation(page, streamlit_server, width) -
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_view_fits_the_window(page, streamlit_server, width, mode) -> None:
     page.set_viewport_size({"width": width, "height": 900})
-    open_first_view(page, streamlit_server.url)
-    if mode == "presenting-dark":
-        _choose_dark_theme(page)
     failures = []
-    for title in KNOWN_VIEWS:
-        open_view(page, title)
-        if mode != "normal":
-            _present(page, True)
-            assert not page.get_by_test_id("stSidebar").is_visible()
-        assert_no_exception(page)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for title in each_view(page, streamlit_server.url, mode):
         found = overflow(page)
         if found:
             failures.append(f"{title} ({mode}, {width} px): " + "; ".join(found[:8]))
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
         with full_height(page):
-            shot = ARTIFACTS / f"layout_{width}_{mode}_{slug(title)}.png"
-            page.screenshot(path=str(shot))
-        if mode != "normal":
-            _present(page, False)
+            page.screenshot(path=str(ARTIFACTS / f"layout_{width}_{mode}_{slug(title)}.png"))
     assert not failures, "\n".join(failures)
