@@ -228,8 +228,12 @@ def style(
     top_axis: bool = False,
     subtitle: str | None = None,
     top_labels_px: int = 0,
+    above_plot_px: int = 0,
 ) -> go.Figure:
     """Apply the common layout: readable font, left-aligned title, tight margins.
+
+    ``above_plot_px``: room between the title and the plot for what Plotly's automargin does
+    not count (subplot titles).
 
     ``top_axis``: the x axis (ticks and title) sits above the plot, so leave room for it
     under the figure title. ``subtitle``: a smaller line under the title. Long titles and
@@ -244,13 +248,14 @@ def style(
         subtitle, n_sub = wrap_words(subtitle, SUBTITLE_CHARS)
         head["subtitle"] = {"text": subtitle, "font": {"size": 13}}
         extra += 24 + 17 * (n_sub - 1)
-    # the title stands on the plot area and pushes the top margin (automargin): hung from the
-    # figure's top (yref="container") it was drawn up to 12 px above the figure, cut, whenever
-    # it had several lines or a colour bar also pushed the margin. Above a top axis it stands
-    # clear of the axis's tick labels and title, which Plotly's automargin does not count.
-    # Plotly draws the subtitle under the title, inside the title's pad: the pad holds it
-    pad = 20 + (18 * n_sub if subtitle else 0) + (40 + top_labels_px if top_axis else 0)
-    head.update(yref="paper", y=1.0, yanchor="bottom", pad={"b": pad}, automargin=True)
+    # the title (with its subtitle under it) stands on the plot area, its pad the gap to the
+    # plot: above a top axis, room for the axis's tick labels and title. The top margin is
+    # computed to hold it all. Hung from the figure's top (yref="container") it was drawn up
+    # to 12 px above the figure, cut, whenever it had several lines or a colour bar pushed the
+    # margin; and no title automargin: after its push, image traces in subplots were not
+    # redrawn and slid off their axes.
+    pad = 20 + (48 + top_labels_px if top_axis else 0) + above_plot_px
+    head.update(yref="paper", y=1.0, yanchor="bottom", pad={"b": pad}, automargin=False)
     fig.update_layout(
         template=TEMPLATE,
         title=head,
@@ -258,9 +263,7 @@ def style(
         margin={
             "l": 10,
             "r": 10,
-            # a floor: the title's automargin grows it to fit the title, its pad and, above
-            # a top axis, the axis's tick labels and title
-            "t": 40,
+            "t": 14 + 22 * n_title + 19 * n_sub + pad,
             "b": 10,
         },
         hoverlabel={"font": {"size": 13}},

@@ -246,7 +246,10 @@ def affinity_figure(
     title = f"Affinity |C| + |C|ᵀ ({'log' if log else 'linear'} colour)"
     fig = style(fig, title, height=760, subtitle=f"{note}; white = no coefficient (exactly 0)")
     # room between the subtitle and the plot for the horizontal colour bar
-    fig.update_layout(margin={"t": fig.layout.margin.t + 50}, title={"pad": {"b": 60}})
+    bar = 50
+    fig.update_layout(
+        margin={"t": fig.layout.margin.t + bar}, title={"pad": {"b": fig.layout.title.pad.b + bar}}
+    )
     return fig
 
 

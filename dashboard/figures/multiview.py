@@ -134,10 +134,8 @@ def affinity_panels(
         + ("; one colour scale for all panels" if shared and n_panels > 1 else "")
     )
     height = 330 * nrows + 130 if n_panels > 1 else 480
-    fig = style(fig, f"{title}<br><sup>{note}</sup>", height=height)
-    fig.update_layout(
-        margin={"t": 110, "l": 40, "b": 40}
-    )  # room for the subplot titles under the title
+    fig = style(fig, title, subtitle=note, height=height, above_plot_px=28)
+    fig.update_layout(margin={"l": 40, "b": 40})
     return fig
 
 
@@ -157,7 +155,8 @@ def weights_bar(names: Sequence[str], weights: Sequence[float], raw: Sequence[fl
     fig.update_yaxes(title="weight (share of the sum)", rangemode="tozero")
     fig = style(
         fig,
-        "View weights w_v = 1 / (2‖S − γ F_v F_vᵀ‖)<br><sup>normalised to sum 1</sup>",
+        "View weights w_v = 1 / (2‖S − γ F_v F_vᵀ‖)",
+        subtitle="normalised to sum 1",
         height=360,
     )
     fig.update_layout(margin={"l": 70, "b": 60})
@@ -185,7 +184,8 @@ def convergence_figure(objective: Sequence[float], *, converged: bool | None = N
     state = "" if converged is None else (" · converged" if converged else " · hit max_iter")
     fig = style(
         fig,
-        f"Convergence: objective per iteration<br><sup>{len(y) - 1} iterations{state}</sup>",
+        "Convergence: objective per iteration",
+        subtitle=f"{len(y) - 1} iterations{state}",
         height=360,
     )
     fig.update_layout(margin={"l": 70, "b": 60})

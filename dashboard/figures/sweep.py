@@ -205,7 +205,7 @@ def tradeoff_figure(
         f"one marker per setting, joined in parameter order, colour = "
         f"{plain(labels.get(color_by, color_by))}; top left is best"
     )
-    return _fit_margins(style(fig, f"{head}<br><sup>{sub}</sup>", height=520))
+    return _fit_margins(style(fig, head, subtitle=sub, height=520))
 
 
 def metrics_vs_param(
@@ -290,9 +290,10 @@ def metrics_vs_param(
     return _fit_margins(
         style(
             fig,
-            f"Each metric against {plain(param)}"
-            + ("<br><sup>★ the best setting</sup>" if best is not None else ""),
+            f"Each metric against {plain(param)}",
+            subtitle="★ the best setting" if best is not None else None,
             height=300 * nrows + 120,
+            above_plot_px=28,
         )
     )
 

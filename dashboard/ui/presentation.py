@@ -153,13 +153,12 @@ def style_figure(fig: go.Figure, settings: Settings) -> go.Figure:
         }
     )
     if fig.layout.title and fig.layout.title.text:
-        # automargin keeps the enlarged title clear of the plot; its gap (room for a top
-        # axis's labels and title) grows with the font like the margins
+        # the title's gap to the plot (room for its subtitle, a top axis's labels and title)
+        # grows with the font, like the margins above
         pad_b = fig.layout.title.pad.b if fig.layout.title.pad else None
         fig.update_layout(
             title={
                 "font": {"size": size + 4, "color": p.text},
-                "automargin": True,
                 **({"pad": {"b": round(pad_b * factor)}} if pad_b else {}),
             }
         )
