@@ -164,7 +164,9 @@ def test_weights_and_convergence():
     w = weights_bar(["<b>x</b>", "y"], [0.25, 0.75], [0.1, 0.3])
     assert list(w.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "y"]
     c = convergence_figure([100.0, 10.0, 1.0, 0.9], converged=True)
-    assert c.layout.yaxis.type == "log" and "3 iterations · converged" in c.layout.title.subtitle.text
+    assert (
+        c.layout.yaxis.type == "log" and "3 iterations · converged" in c.layout.title.subtitle.text
+    )
 
 
 def test_ssf_result_opens_in_every_view_with_s_as_its_own_c():

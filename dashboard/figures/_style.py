@@ -248,13 +248,15 @@ def style(
         subtitle, n_sub = wrap_words(subtitle, SUBTITLE_CHARS)
         head["subtitle"] = {"text": subtitle, "font": {"size": 13}}
         extra += 24 + 17 * (n_sub - 1)
-    # the title (with its subtitle under it) stands on the plot area, its pad the gap to the
-    # plot: above a top axis, room for the axis's tick labels and title. The top margin is
-    # computed to hold it all. Hung from the figure's top (yref="container") it was drawn up
-    # to 12 px above the figure, cut, whenever it had several lines or a colour bar pushed the
-    # margin; and no title automargin: after its push, image traces in subplots were not
-    # redrawn and slid off their axes.
-    pad = 20 + (48 + top_labels_px if top_axis else 0) + above_plot_px
+    # The title stands on the plot area: Plotly mostly puts the bottom of its *first* line ``pad``
+    # above the plot and hangs its other lines and the subtitle below that, inside the pad; the
+    # pad holds them, a gap, and above a top axis the axis's tick labels and title, and the top
+    # margin holds the first line and the pad. Hung from the figure's top (yref="container")
+    # titles were drawn up to 12 px above the figure, cut, whenever they had several lines or
+    # a colour bar pushed the margin. No title automargin, and margins that need no push:
+    # after a push, titles and image traces are not redrawn (they slid off their places).
+    pad = 20 + 22 * (n_title - 1) + 19 * n_sub + above_plot_px
+    pad += 48 + top_labels_px if top_axis else 0
     head.update(yref="paper", y=1.0, yanchor="bottom", pad={"b": pad}, automargin=False)
     fig.update_layout(
         template=TEMPLATE,
@@ -263,7 +265,9 @@ def style(
         margin={
             "l": 10,
             "r": 10,
-            "t": 14 + 22 * n_title + 19 * n_sub + pad,
+            # the subtitle's height once more: on some figures (the affinity plot) Plotly
+            # stands the whole block, not the first line, on the pad
+            "t": 36 + pad + 19 * n_sub,
             "b": 10,
         },
         hoverlabel={"font": {"size": 13}},

@@ -245,8 +245,9 @@ def affinity_figure(
     fig.update_layout(plot_bgcolor="white")
     title = f"Affinity |C| + |C|ᵀ ({'log' if log else 'linear'} colour)"
     fig = style(fig, title, height=760, subtitle=f"{note}; white = no coefficient (exactly 0)")
-    # room between the subtitle and the plot for the horizontal colour bar
-    bar = 50
+    # room between the subtitle and the plot for the horizontal colour bar (enough that the
+    # bar needs no margin push: the title would not follow it)
+    bar = 75
     fig.update_layout(
         margin={"t": fig.layout.margin.t + bar}, title={"pad": {"b": fig.layout.title.pad.b + bar}}
     )
