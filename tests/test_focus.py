@@ -75,7 +75,7 @@ def test_affinity_reading_says_conn_sre_and_leaks() -> None:
     words = affinity_reading(aff, Focus.of(["1", "2"]), weak_conn=0.05)
     assert words[0] == (
         "class 1: CONN λ₂ 0.001 (below the weak-CONN threshold 0.05: held together by weak "
-        "links or not at all); SRE 0.250; keeps 75% of its |C| mass inside; leaks 25.0% onto "
+        "links or not at all); SRE 0.250; keeps 75.0% of its |C| mass inside; leaks 25.0% onto "
         "class 2"
     )
     assert words[1].startswith("class 2: CONN λ₂ 0.5 (at or above the weak-CONN threshold")

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from dashboard.analysis.shares import pct
+
 
 @dataclass(frozen=True)
 class Focus:
@@ -62,15 +64,6 @@ class Focus:
         if self.clusters:
             q["cluster"] = list(self.clusters)
         return q
-
-    def missing(self, class_names: Sequence[Any], cluster_names: Sequence[Any] = ()) -> list[str]:
-        """Labels of the focus that are not in the given names (a link from other data)."""
-        known_c = {str(n) for n in class_names}
-        known_k = {str(n) for n in cluster_names}
-        out = [f"class {c}" for c in self.classes if c not in known_c]
-        if cluster_names is not None:
-            out += [f"cluster {k}" for k in self.clusters if k not in known_k]
-        return out
 
 
 def where_it_goes(
@@ -128,9 +121,9 @@ def affinity_reading(aa: Any, focus: Focus, *, weak_conn: float, top: int = 2) -
             row = m[i]
             total = float(row.sum())
             if total > 0:
-                parts.append(f"keeps {row[i] / total:.0%} of its |C| mass inside")
+                parts.append(f"keeps {pct(row[i] / total)} of its |C| mass inside")
                 others = [j for j in np.argsort(-row, kind="stable") if j != i and row[j] > 0]
-                leaks = [f"{row[j] / total:.1%} onto class {leak_names[j]}" for j in others[:top]]
+                leaks = [f"{pct(row[j] / total)} onto class {leak_names[j]}" for j in others[:top]]
                 if leaks:
                     parts.append("leaks " + ", ".join(leaks))
             else:

@@ -10,6 +10,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.colors import get_colorscale, qualitative, sample_colorscale
 
+from dashboard.analysis.shares import pct  # noqa: F401  (figures take it from here)
+
 FONT = {"family": "Inter, 'Source Sans Pro', 'Segoe UI', Arial, sans-serif", "size": 14}
 #: Sequential scales for non-negative quantities (counts, affinities, shares).
 SEQ_COUNTS = "Blues"
@@ -62,25 +64,6 @@ def _template() -> go.layout.Template:
 #: The template of every figure (:func:`style` sets it): the page draws it as it is (no
 #: Streamlit theme on top), so the page, the report and the exported images look the same.
 TEMPLATE = _template()
-
-
-def pct(share: float) -> str:
-    """A share as a percentage that never rounds a real leak to "0%".
-
-    Exact zero prints as "0", shares under 0.1% as "<0.1%", the rest with one decimal.
-
-    Examples
-    --------
-    >>> [pct(x) for x in (0.0, 0.0004, 0.015, 0.2, 1.0)]
-    ['0', '<0.1%', '1.5%', '20.0%', '100%']
-    """
-    if not share > 0:
-        return "0"
-    if share >= 1:
-        return "100%"
-    if share < 0.001:
-        return "<0.1%"
-    return f"{min(share, 0.999):.1%}"
 
 
 def plain(text: object) -> str:

@@ -15,6 +15,7 @@ import streamlit as st
 from dashboard.analysis.focus import Focus
 from dashboard.session.state import K_LEAK_SHARE, K_MIN_SHARE, K_WEAK_CONN
 from dashboard.ui import widgets as ui
+from dashboard.ui.sessions import SID
 from metrics_core.diagnosis import CAUSE_WORDS, verdict
 
 PAGE_OF = {
@@ -22,8 +23,6 @@ PAGE_OF = {
     "affinity": "views/affinity.py",
     "points": "views/points.py",
 }
-#: the query parameter of the session id (kept on every link, so a reload keeps the session)
-SID = "sid"
 
 
 def focus_from_query() -> Focus:
@@ -34,6 +33,8 @@ def focus_from_query() -> Focus:
 
 
 def _link(where, page: str, label: str, focus: Focus, help: str) -> None:
+    """A link to ``page`` opened on ``focus``; the session id stays in the address, so a reload
+    there keeps the session."""
     query = focus.query()
     if st.query_params.get(SID):
         query[SID] = st.query_params[SID]
