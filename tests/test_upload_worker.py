@@ -111,7 +111,7 @@ def test_crash_is_reported_and_parent_keeps_working(monkeypatch, hook, match):
 def test_time_limit(monkeypatch):
     monkeypatch.setenv(TEST_HOOK_ENV, "sleep")
     with pytest.raises(ClustlensInputError, match=r"longer than the 0.5 s time limit"):
-        parse_in_worker("labels_true", b"1\n", "y.txt", timeout=0.5)
+        parse_in_worker("labels_true", b"1\n", "y.txt", timeout=0.5, wall_timeout=0.5)
 
 
 def test_memory_limit_from_a_real_file():

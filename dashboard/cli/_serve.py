@@ -19,6 +19,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from dashboard.session.budget import SERVER_ENV, SESSION_ENV
+
 #: Seconds to wait for the server's health endpoint before ``--open`` gives up.
 OPEN_TIMEOUT_S = 60
 #: Seconds the server gets to stop after SIGTERM before it is killed.
@@ -89,6 +91,12 @@ def _run(args: argparse.Namespace) -> int:
     app = _app_path()
     env = os.environ.copy()
     env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
+    for value, var in ((args.session_memory, SESSION_ENV), (args.server_memory, SERVER_ENV)):
+        if value is not None:
+            env[var] = value
+    # glibc gives each thread (each session's script run) its own malloc arena and rarely
+    # returns their memory; two arenas keep what ended sessions freed reusable by the next
+    env.setdefault("MALLOC_ARENA_MAX", "2")
     # Streamlit reads .streamlit/config.toml from the working directory, so run from the app's
     # folder to pick up ours (upload cap, XSRF, theme) whatever folder the user is in.
     proc = subprocess.Popen(
@@ -140,4 +148,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="accepted for compatibility: the server never asks or opens anything by itself",
     )
+    p.add_argument(
+        "--session-memory",
+        metavar="SIZE",
+        type=_memory_size,
+        help="what one browser session's inputs may hold, with the arrays pages derive from "
+        "them (default 1GiB; README, Limits and safety)",
+    )
+    p.add_argument(
+        "--server-memory",
+        metavar="SIZE",
+        type=_memory_size,
+        help="what all sessions together may hold (default 8GiB)",
+    )
     p.set_defaults(func=_run)
+
+
+def _memory_size(text: str) -> str:
+    """argparse type: a size such as 2GB or 512MiB (checked now, passed on as written)."""
+    from metrics_core.engines import parse_memory
+    from metrics_core.validation import ClustlensInputError
+
+    try:
+        parse_memory(text)
+    except ClustlensInputError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a memory size; write e.g. 2GB, 512MB or 1.5GiB"
+        ) from None
+    return text

@@ -18,10 +18,11 @@ import streamlit as st
 from dashboard.analysis import objects
 from dashboard.analysis.conventions import Conventions
 from dashboard.analysis.objects import AffinityAnalysis, Analysis, PartitionAnalysis
+from dashboard.session.budget import CACHE_TTL
 from dashboard.session.state import Input
 from metrics_core.evaluation import mean_std, mean_std_caption
 
-_CACHE = {"show_spinner": False, "max_entries": 64}
+_CACHE = {"show_spinner": False, "max_entries": 64, "ttl": CACHE_TTL}
 
 
 # ---------------------------------------------------------------- analysis objects
@@ -125,7 +126,7 @@ def analysis(
 
 
 # ---------------------------------------------------------------- report
-@st.cache_data(show_spinner=False, max_entries=4)
+@st.cache_data(show_spinner=False, max_entries=4, ttl=CACHE_TTL)
 def _report(key: str, _analysis: Analysis, _inputs: tuple) -> str:
     from dashboard.outputs import report
 

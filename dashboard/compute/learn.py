@@ -8,6 +8,7 @@ import streamlit as st
 import metrics_core as mc
 from dashboard.analysis import explain, null_bands
 from dashboard.analysis import scenarios as ls
+from dashboard.session.budget import CACHE_TTL
 
 
 def names(k: int, c: int) -> tuple[list[str], list[str]]:
@@ -43,7 +44,7 @@ def table_metrics(table: np.ndarray, average: str) -> dict:
     return explain.evaluate_table(table, average)
 
 
-@st.cache_data(max_entries=16, show_spinner="Shuffling labels for the null bands…")
+@st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner="Shuffling labels for the null bands…")
 def null_bands_for(n_per_class: int, n_classes: int, n_perm: int, average: str) -> dict:
     """Permutation-null bands of NMI/ARI/AMI and random labelings' scores, K growing."""
     sizes = [n_per_class] * n_classes
@@ -53,7 +54,7 @@ def null_bands_for(n_per_class: int, n_classes: int, n_perm: int, average: str) 
     return {"bands": b, "observed": obs}
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, ttl=CACHE_TTL)
 def toy_affinity(leakage: float, density: float) -> dict:
     """SRE/CONN of the toy C and along the path from no leakage/density to the chosen ones."""
     s = ls.small_coef(leakage, density)

@@ -20,6 +20,8 @@ import streamlit as st
 from dashboard import inputs
 from dashboard.analysis import pooling
 from dashboard.outputs import export
+from dashboard.session import budget
+from dashboard.session.budget import CACHE_TTL
 from dashboard.session.state import sha256
 from metrics_core.datasets import stratified_subset
 from metrics_core.evaluation import mean_std_caption
@@ -31,7 +33,7 @@ HW_DEFAULT_N = 200
 PANEL_BINS = 120
 #: The k-NN sizes the baselines try by default (the paper's 5..60 grid is an option).
 QUICK_KNN = (10, 20, 40)
-_CACHE = {"show_spinner": False, "max_entries": 32}
+_CACHE = {"show_spinner": False, "max_entries": 32, "ttl": CACHE_TTL}
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
 def _hw(n: int, seed: int) -> tuple[tuple[np.ndarray, ...], np.ndarray, tuple[str, ...]]:
     from metrics_core.multiview import load_hw
 
@@ -83,7 +85,7 @@ def hw(n: int = HW_DEFAULT_N, seed: int = 0) -> MVData:
     )
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
 def _synthetic(n_per: int, k: int, v: int, noise: float, seed: int):
     from metrics_core.datasets import make_multiview
 
@@ -111,24 +113,35 @@ def synthetic(
     )
 
 
-def uploaded(files: list[tuple[str, bytes]], labels: tuple[str, bytes]) -> MVData:
+def uploaded(
+    files: list[tuple[str, bytes]], labels: tuple[str, bytes], *, room: int | None = None
+) -> MVData:
     """The user's views (one file each, points as rows, parsed in the sandboxed worker) and
-    ground-truth labels. Views are used in upload order."""
+    ground-truth labels. Views are used in upload order. The labels come first, so a view for
+    other points is refused before it is made dense; with ``room`` (bytes the session may still
+    be charged) views whose SSF would not fit are refused too."""
     if len(files) < 2:
         raise ClustlensInputError("upload at least two view files", source="views")
+    truth = inputs.build_input("truth", labels[0], labels[1], room=room)
+    n = truth.n
+    left = None if room is None else room - budget.input_charge(truth)
+    # SSF holds one N x N graph per view, S and scratch: charged once for all views
+    left = None if left is None else left - budget.data_charge((n, 0), "multiview",
+                                                              n_views=len(files))  # fmt: skip
     views, names = [], []
     for name, data in files:
-        X = inputs.data_matrix(name, data)
+        X = inputs.data_matrix(
+            name,
+            data,
+            n_points=n,
+            labels_name=labels[0],
+            charge=lambda shape: budget.data_charge(shape, "multiview", n_views=0),
+            room=None if left is None else max(left, 0),
+        )
+        if left is not None:
+            left -= X.nbytes
         views.append(_frozen(X))
         names.append(name)
-    truth = inputs.build_input("truth", labels[0], labels[1])
-    n = truth.n
-    for name, X in zip(names, views, strict=True):
-        if X.shape[0] != n:
-            hint = " (stored as features x points? transpose it)" if X.shape[1] == n else ""
-            raise ClustlensInputError(
-                f"has {X.shape[0]:,} rows but {labels[0]} has {n:,} labels{hint}", source=name
-            )
     key = "upload:" + ":".join(sha256(d) for _, d in files) + ":" + truth.key
     return MVData(
         key,

@@ -11,10 +11,11 @@ import streamlit as st
 from dashboard.analysis.conventions import Conventions
 from dashboard.analysis.points import PointsAnalysis, analyse_points
 from dashboard.compute import evaluation
+from dashboard.session.budget import CACHE_TTL
 from dashboard.session.state import Input
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
 def _points(
     tkey: str, pkey: str, ckey: str, xkey: str, conv_key: str, layout: str,
     _t, _p, _c, _x, _sre, _orientation: str,

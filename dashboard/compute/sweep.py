@@ -25,6 +25,8 @@ import streamlit as st
 
 from dashboard import inputs
 from dashboard.outputs import export
+from dashboard.session import budget
+from dashboard.session.budget import CACHE_TTL
 from dashboard.session.state import Input, sha256
 from metrics_core.datasets import stratified_subset
 from metrics_core.evaluation import column_label
@@ -44,8 +46,8 @@ SYNTHETIC_DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 #: The sweep shown on a first visit: LSR over a log grid of λ on the synthetic defaults.
-_SMALL = {"show_spinner": False, "max_entries": 4096}
-_BIG = {"show_spinner": False, "max_entries": 8}
+_SMALL = {"show_spinner": False, "max_entries": 4096, "ttl": CACHE_TTL}
+_BIG = {"show_spinner": False, "max_entries": 8, "ttl": CACHE_TTL}
 
 
 # ---------------------------------------------------------------- data sources
@@ -70,7 +72,7 @@ class SweepData:
         return 0 if self.labels is None else int(np.unique(self.labels).size)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _synthetic(
     ambient_dim: int,
     subspace_dim: int,
@@ -118,7 +120,7 @@ def synthetic(
     return SweepData(key, name, X, y)
 
 
-@st.cache_resource(show_spinner=False, max_entries=12)
+@st.cache_resource(show_spinner=False, max_entries=12, ttl=CACHE_TTL)
 def _mfeat(view: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     from metrics_core.datasets import load_view
 
@@ -151,19 +153,25 @@ def mfeat(view: str, n: int = MFEAT_DEFAULT_N, seed: int = 0) -> SweepData:
     )
 
 
-def uploaded(x_name: str, x_bytes: bytes, y_name: str, y_bytes: bytes) -> SweepData:
-    """The user's own data X (points as rows) and labels, parsed in the sandboxed worker."""
-    X = inputs.data_matrix(x_name, x_bytes)
-    truth = inputs.build_input("truth", y_name, y_bytes)
+def uploaded(
+    x_name: str, x_bytes: bytes, y_name: str, y_bytes: bytes, *, room: int | None = None
+) -> SweepData:
+    """The user's own data X (points as rows) and labels, parsed in the sandboxed worker.
+
+    The labels come first, so an X for other points is refused before it is made dense; with
+    ``room`` (bytes the session may still be charged) an X whose sweep would not fit is refused
+    too (:func:`dashboard.session.budget.data_charge`).
+    """
+    truth = inputs.build_input("truth", y_name, y_bytes, room=room)
     y = truth.value
-    if X.ndim != 2:
-        raise ClustlensInputError(f"expected a 2-D matrix, got shape {X.shape}", source=x_name)
-    if X.shape[0] != y.shape[0]:
-        hint = " (stored as features x points? transpose it)" if X.shape[1] == y.shape[0] else ""
-        raise ClustlensInputError(
-            f"has {X.shape[0]:,} rows but {y_name} has {y.shape[0]:,} labels{hint}",
-            source=x_name,
-        )
+    X = inputs.data_matrix(
+        x_name,
+        x_bytes,
+        n_points=int(y.shape[0]),
+        labels_name=y_name,
+        charge=lambda shape: budget.data_charge(shape, "sweep"),
+        room=None if room is None else room - budget.input_charge(truth),
+    )
     return SweepData(
         f"upload:{sha256(x_bytes)}:{truth.key}",
         f"{x_name} ({X.shape[0]:,} points x {X.shape[1]:,} features), labels {y_name}",
@@ -297,7 +305,7 @@ def setting_coef(
     return full["coef"]
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
 def demo_sweep() -> dict[str, Any]:
     """The first-visit sweep: LSR over λ on 400 handwritten digits (pixel view), its rows read
     from the file shipped in ``demo_data`` (computed there by the same ``run_sweep`` call a
@@ -330,14 +338,22 @@ def _shipped_rows(n: int) -> list[dict[str, Any]] | None:
 
 
 # ---------------------------------------------------------------- bundles
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _bundle(name: str, digest: str, n_samples: int | None, _data: bytes) -> Any:
-    from metrics_core.sweep._bundle import load_bundle
+@st.cache_resource(show_spinner=False, max_entries=4, ttl=CACHE_TTL)
+def _bundle(
+    name: str, digest: str, n_samples: int | None, _data: bytes, _room: int | None = None
+) -> Any:
+    from metrics_core.sweep._bundle import BundleLimits, load_bundle
 
-    return load_bundle(_data, name, n_samples=n_samples)
+    limits = BundleLimits()
+    if _room is not None:  # what inflates may not exceed the session's room
+        limits = BundleLimits(
+            max_member_bytes=min(limits.max_member_bytes, _room),
+            max_total_bytes=min(limits.max_total_bytes, _room),
+        )
+    return load_bundle(_data, name, n_samples=n_samples, limits=limits)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _bundle_scored(
     name: str,
     digest: str,
@@ -347,11 +363,12 @@ def _bundle_scored(
     orientation: str,
     _data: bytes,
     _labels,
+    _room: int | None = None,
 ) -> dict[str, Any]:
     from metrics_core.sweep import score_bundle
 
     n = None if _labels is None else int(_labels.shape[0])
-    bundle = _bundle(name, digest, n, _data)
+    bundle = _bundle(name, digest, n, _data, _room)
     res = score_bundle(bundle, _labels, n_clusters or None, seed=seed, coef_orientation=orientation)
     entries = {s.name: i for i, s in enumerate(bundle.settings)}
     return {
@@ -363,6 +380,7 @@ def _bundle_scored(
         "log": dict(res.log_params),
         "kind": bundle.kind,
         "n_settings": res.n_settings,
+        "held": sum(budget.array_bytes(st_.coef) for st_ in bundle.settings),
     }
 
 
@@ -374,8 +392,13 @@ def bundle(
     n_clusters: int = 0,
     seed: int = 0,
     orientation: str = "rows",
+    room: int | None = None,
 ) -> dict[str, Any]:
-    """Load and score an uploaded sweep bundle; per-entry errors come back in ``errors``."""
+    """Load and score an uploaded sweep bundle; per-entry errors come back in ``errors``.
+
+    ``room``: bytes the session may still be charged; a bundle whose matrices inflate past it
+    is refused before they are read. ``held`` in the result: the bytes its matrices take.
+    """
     return _bundle_scored(
         name,
         sha256(data),
@@ -385,6 +408,7 @@ def bundle(
         str(orientation),
         data,
         None if truth is None else truth.value,
+        room,
     )
 
 

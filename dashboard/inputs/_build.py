@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 import streamlit as st
 
+from dashboard.session import budget
 from dashboard.session.state import Input, sha256
 from metrics_core.validation import ClustlensInputError, check_coef
 
@@ -88,9 +89,13 @@ def _parse_trusted(kind: str, name: str, data: bytes) -> Any:
     return mio.load_labels(data, name=name, kind="pred" if kind == "labels_pred" else "true")
 
 
-# cache_resource: the parsed value is shared with the Input (no copy per call), so a C is held
-# once; it is never modified.
-@st.cache_resource(show_spinner=False, max_entries=32)
+# The demo's files (trusted, the same for everyone) are parsed once for all sessions; an upload
+# is parsed for its session only, so nothing of it outlives the session in a shared cache.
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _parse_trusted_cached(kind: str, name: str, digest: str, _data: bytes) -> Parsed:
+    return _to_parsed(_parse_trusted(kind, name, _data), name)
+
+
 def _parse(
     kind: str,
     name: str,
@@ -98,18 +103,39 @@ def _parse(
     variable: str | None,
     column: str | None,
     trusted: bool,
-    _data: bytes,
+    data: bytes,
+    limits: Any = None,
+    **kwargs: Any,
 ) -> Parsed:
     if trusted:
-        return _to_parsed(_parse_trusted(kind, name, _data), name)
+        return _parse_trusted_cached(kind, name, digest, data)
     from metrics_core.io.worker import parse_in_worker
 
-    kwargs: dict[str, Any] = {}
     if variable is not None:
         kwargs["variable"] = variable
     if column is not None:
         kwargs["column"] = column
-    return _to_parsed(parse_in_worker(kind, _data, name, **kwargs), name)
+    return _to_parsed(parse_in_worker(kind, data, name, limits=limits, **kwargs), name)
+
+
+def worker_limits(room: int | None, role: str) -> Any:
+    """Loader limits for an upload into a session that may still be charged ``room`` bytes: no
+    array larger than what the role's working factor leaves room for is read, in the worker
+    or back into the server (None: the format ceilings only)."""
+    from metrics_core.io import DEFAULT_LIMITS, IOLimits
+
+    if room is None:
+        return DEFAULT_LIMITS
+    per_array = max(0, room // budget.WORK.get(role, 1))
+    if per_array >= DEFAULT_LIMITS.max_array_bytes:
+        return DEFAULT_LIMITS
+    words = (
+        f"the {budget.human(per_array)} this session's memory budget leaves for one array "
+        f"of the {role} (charged {budget.WORK.get(role, 1)}x its size)"
+    )
+    return IOLimits(
+        **{**DEFAULT_LIMITS.__dict__, "max_array_bytes": per_array, "array_limit_words": words}
+    )
 
 
 def _finish(role: str, name: str, value: Any) -> Any:
@@ -130,12 +156,20 @@ def build_input(
     column: str | None = None,
     trusted: bool = False,
     demo: bool = False,
+    room: int | None = None,
+    **checks: Any,
 ) -> Input:
-    """Parse ``data`` for ``role`` (truth, pred, coef, data); raise ``ClustlensInputError``."""
+    """Parse ``data`` for ``role`` (truth, pred, coef, data); raise ``ClustlensInputError``.
+
+    ``room``: bytes the session may still be charged (:mod:`dashboard.session.budget`); an
+    array that cannot fit is refused by the worker before it is read. ``checks``: passed to the
+    worker (``n_rows``/``rows_for`` for a data matrix).
+    """
     if role not in ROLES:
         raise ValueError(f"unknown input role {role!r}; one of {sorted(ROLES)}")
     digest = sha256(data)
-    p = _parse(ROLES[role], name, digest, variable, column, trusted, data)
+    limits = worker_limits(room, role)
+    p = _parse(ROLES[role], name, digest, variable, column, trusted, data, limits, **checks)
     return Input(
         role=role,
         name=name,
@@ -209,16 +243,41 @@ def pad_edge_list(inp: Input, n: int) -> Input:
     return Input(**{**inp.__dict__, "value": grown, "notes": notes})
 
 
-def data_matrix(name: str, data: bytes) -> np.ndarray:
+def data_matrix(
+    name: str,
+    data: bytes,
+    *,
+    n_points: int | None = None,
+    labels_name: str = "the labels",
+    charge: Any = None,
+    room: int | None = None,
+) -> np.ndarray:
     """A data matrix X (points as rows) from untrusted bytes, as dense float64 (the models need
-    dense X); refused with the file named when it is not 2-D."""
-    value = build_input("data", name, data).value
+    dense X); refused with the file named when it is not 2-D, when its rows are not the
+    ``n_points`` of ``labels_name``, or when ``charge(shape)`` (what the page will hold for it,
+    :mod:`dashboard.session.budget`) exceeds ``room`` — all checked *before* a sparse X is
+    made dense."""
+    checks = {} if n_points is None else {"n_rows": n_points, "rows_for": labels_name}
+    value = build_input("data", name, data, room=room, **checks).value
+    shape = tuple(int(d) for d in value.shape)
+    if len(shape) != 2:
+        raise ClustlensInputError(f"expected a 2-D matrix, got shape {shape}", source=name)
+    if n_points is not None and shape[0] != n_points:
+        hint = " (stored as features x points? transpose it)" if shape[1] == n_points else ""
+        raise ClustlensInputError(
+            f"has {shape[0]:,} rows but {labels_name} has {n_points:,} labels{hint}", source=name
+        )
+    if charge is not None and room is not None and charge(shape) > room:
+        raise ClustlensInputError(
+            f"a {shape[0]:,} x {shape[1]:,} data matrix needs {budget.human(charge(shape))} of "
+            f"working memory on this page (dense X and the N x N matrices computed from it), "
+            f"more than this session's memory budget has left ({budget.human(room)}); use "
+            "fewer points or ask whoever runs the dashboard for a larger --session-memory",
+            source=name,
+        )
     if sp.issparse(value):
         value = value.toarray()
-    X = np.asarray(value, dtype=np.float64)
-    if X.ndim != 2:
-        raise ClustlensInputError(f"expected a 2-D matrix, got shape {X.shape}", source=name)
-    return X
+    return np.asarray(value, dtype=np.float64)
 
 
 def from_array(role: str, name: str, value: Any, *, demo: bool = False) -> Input:

@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dashboard.inputs._build import build_input, pad_edge_list
+from dashboard.session import budget
 from dashboard.session.state import AppState, Input
 from metrics_core.validation import ClustlensInputError
 
@@ -119,8 +120,13 @@ def _fail(reason: str, where: str | None = None) -> ClustlensInputError:
     return ClustlensInputError(reason, source="session file", where=where)
 
 
-def restore(data: bytes) -> Restored:
-    """Parse a session file; raise :class:`ClustlensInputError` saying what is wrong and where."""
+def restore(data: bytes, *, room: int | None = None) -> Restored:
+    """Parse a session file; raise :class:`ClustlensInputError` saying what is wrong and where.
+
+    ``room``: bytes the session may be charged for the restored inputs together
+    (:mod:`dashboard.session.budget`); past it the file is refused, naming the input that did
+    not fit.
+    """
     try:
         z = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
@@ -160,9 +166,17 @@ def restore(data: bytes) -> Restored:
             raise _fail(f"its file {member!r} is not in the archive", where)
         parse_role = "coef" if role == "pred_coef" else role
         try:
-            inp = build_input(parse_role, member, z.read(member))
+            inp = build_input(parse_role, member, z.read(member), room=room)
         except ClustlensInputError as exc:
             raise _fail(f"{name}: {exc.reason}", member) from None
+        if room is not None:
+            room -= budget.input_charge(inp)
+            if room < 0:
+                raise _fail(
+                    f"{name}: the session's inputs need more working memory than this "
+                    f"session's budget ({budget.human(budget.session_budget())}) has room for",
+                    member,
+                )
         inp.name, inp.demo = name, bool(e.get("demo", False))
         inp.notes = tuple(str(n) for n in e.get("notes", [])) or inp.notes
         if role == "truth":

@@ -19,6 +19,7 @@ class SweepState:
     """
 
     run: dict[str, Any] | None = None
+    upload: tuple[tuple[str, str], Any] | None = None  # ((X, labels) SHA-256, SweepData) parsed
     message: tuple[str, str] | None = None
     last_pick: int | None = None  # the setting last clicked in the trade-off plot
 
@@ -34,6 +35,7 @@ class MultiviewState:
     config: dict[str, Any] | None = None
     protocol: dict[str, Any] | None = None
     result: tuple[str, Any] | None = None  # (what it was run on, the comparison) last computed
+    data: Any = None  # the uploaded views (MVData) in use, parsed once
 
 
 @dataclass

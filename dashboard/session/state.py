@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.analysis.conventions import Conventions
+from dashboard.session import budget
 from dashboard.session.pages import LearnState, MultiviewState, PointsState, SweepState
 
 STATE_KEY = "clustlens"
@@ -215,6 +216,7 @@ def get() -> AppState:
         # uploads still sitting in the uploaders after a reset must not be loaded again
         s.processed = set(st.session_state.pop(_SEEN_CARRY, set()))
         st.session_state[STATE_KEY] = s
+        budget.register(s)
     for k, v in DEFAULTS.items():
         st.session_state.setdefault(k, v)
     return st.session_state[STATE_KEY]

@@ -23,7 +23,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard.inputs import _session_file as files
-from dashboard.session import state
+from dashboard.session import budget, state
 from dashboard.ui import widgets as ui
 from metrics_core.validation import ClustlensInputError
 
@@ -71,6 +71,12 @@ def session_bytes() -> bytes:
     return files.save(s, files.widget_values(st.session_state), _now())
 
 
+def _room() -> int:
+    """What a restored session may be charged: its inputs replace the ones held now."""
+    s = state.get()
+    return budget.room(s, replacing=sum(budget.input_charge(i) for i in _inputs(s)))
+
+
 def _apply(r: files.Restored) -> None:
     s = state.get()
     s.truth, s.preds, s.coef, s.data = r.truth, list(r.preds), r.coef, r.data
@@ -91,7 +97,7 @@ def _restore_upload() -> None:
     if f is None:
         return
     try:
-        _apply(files.restore(f.getvalue()))
+        _apply(files.restore(f.getvalue(), room=_room()))
         st.session_state[K_MESSAGE] = None
     except ClustlensInputError as exc:
         st.session_state[K_MESSAGE] = (
@@ -104,7 +110,7 @@ def _restore_upload() -> None:
 def _restore_last() -> None:
     path = _path(_sid())
     try:
-        _apply(files.restore(path.read_bytes()))
+        _apply(files.restore(path.read_bytes(), room=_room()))
     except (OSError, ClustlensInputError) as exc:
         st.session_state[K_OFFER] = False
         st.session_state[K_MESSAGE] = f"the last session could not be restored ({exc})"

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 import streamlit as st
 
 from dashboard import inputs
-from dashboard.session import state
+from dashboard.session import budget, state
 from dashboard.session.state import K_ACTIVE, K_ORIENT, AppState, Input
 from dashboard.ui import widgets as ui
 from metrics_core.io import default_orientation
@@ -81,12 +81,26 @@ def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | No
             )
         if role == "counts":
             truth, pred = inputs.counts_inputs(name, data)
+            freed = sum(budget.input_charge(i) for i in (s.truth, s.coef, *s.preds))
+            extra = budget.input_charge(truth) + budget.input_charge(pred)
+            budget.admit(s, name, extra, what="the labels rebuilt from this table",
+                         replacing=freed)  # fmt: skip
             _install_counts(s, name, truth, pred)
             return None
+        replacing = _replaced_charge(s, role)
+        room = budget.room(s, replacing=replacing)
         if role == "pred_coef":
-            return _own_coef(s, name, data)
-        inp = inputs.build_input(role, name, data, **pick)
-        _check_size(s, inp)
+            inp = _own_coef(s, name, data, room)
+        else:
+            checks = {}
+            if role == "coef" and s.truth is not None and not s.truth.demo:
+                # checked in the worker: a C for other points never reaches the server
+                checks = {"n_rows": s.truth.n, "rows_for": f"the ground truth {s.truth.name}"}
+            inp = inputs.build_input(role, name, data, room=room, **pick, **checks)
+            _check_size(s, inp)
+        shape = " x ".join(f"{d:,}" for d in inp.value.shape)
+        budget.admit(s, name, budget.input_charge(inp), replacing=replacing,
+                     what=f"this {ROLE_NAMES[role]} ({shape})")  # fmt: skip
         return inp
     except ClustlensInputError as exc:
         s.messages.append(
@@ -109,7 +123,19 @@ def _parse(s: AppState, role: str, name: str, data: bytes, **pick) -> Input | No
     return None
 
 
-def _own_coef(s: AppState, name: str, data: bytes) -> Input:
+def _replaced_charge(s: AppState, role: str) -> int:
+    """The charge of what an upload for ``role`` replaces (given back when it is installed)."""
+    if role == "truth":
+        return budget.input_charge(s.truth)
+    if role == "coef":
+        return budget.input_charge(s.coef)
+    if role == "pred_coef":
+        pred = state.active_pred(s)
+        return 0 if pred is None else budget.input_charge(pred.own_coef)
+    return 0
+
+
+def _own_coef(s: AppState, name: str, data: bytes, room: int | None = None) -> Input:
     """A C for the active prediction only: N x N for that prediction's N (an edge list is
     padded), refused otherwise."""
     from metrics_core.io import EDGE_LIST_NOTE
@@ -117,7 +143,7 @@ def _own_coef(s: AppState, name: str, data: bytes) -> Input:
     pred = state.active_pred(s)
     if pred is None:
         raise ClustlensInputError("upload a prediction first; this C goes with it", source=name)
-    inp = inputs.build_input("coef", name, data)
+    inp = inputs.build_input("coef", name, data, room=room)
     m, n = inp.value.shape[0], pred.n
     if m != n and not (EDGE_LIST_NOTE in inp.notes and m < n):
         raise ClustlensInputError(

@@ -14,10 +14,11 @@ import streamlit as st
 
 from dashboard.compute import multiview as cm
 from dashboard.figures.multiview import affinity_panels, convergence_figure, weights_bar
-from dashboard.session import state
+from dashboard.session import budget, state
 from dashboard.ui import widgets as ui
 from metrics_core.evaluation import mean_std_caption
 from metrics_core.multiview._protocol import DEFAULT_SSF
+from metrics_core.validation import ClustlensInputError
 
 SOURCES = {
     "hw": "HW: UCI handwritten digits, six views",
@@ -45,12 +46,34 @@ def _default_cfg() -> dict[str, Any]:
     return {"source": "hw", "args": {"n": cm.HW_DEFAULT_N, "seed": 0}, "params": DEFAULT_PARAMS}
 
 
-def _data(cfg: dict[str, Any]) -> cm.MVData:
+def _data(s: state.AppState, cfg: dict[str, Any]) -> cm.MVData:
     if cfg["source"] == "hw":
         return cm.hw(**cfg["args"])
     if cfg["source"] == "synthetic":
         return cm.synthetic(**cfg["args"])
-    return cm.uploaded(cfg["args"]["files"], cfg["args"]["labels"])
+    return s.multiview.data  # parsed once, when Run SSF accepted the files
+
+
+def _accept_upload(s: state.AppState, args: dict[str, Any]) -> bool:
+    """Parse the uploaded views now: a refused file is said under the form and everything shown
+    before (data, SSF, comparison) stays; accepted views are kept in the session (charged to
+    its memory budget), the bytes are not."""
+    old = s.multiview.data
+    old_charge = 0
+    if old is not None:
+        shape = (old.n, sum(int(v.shape[1]) for v in old.views))
+        old_charge = budget.data_charge(shape, "multiview", n_views=len(old.views))
+    try:
+        data = cm.uploaded(args["files"], args["labels"], room=budget.room(s, replacing=old_charge))
+    except ClustlensInputError as exc:
+        ui.error(
+            f"{exc.source}: {exc.reason}"
+            + (f" (at {exc.where})" if exc.where else "")
+            + ". The data and results shown before are unchanged."
+        )
+        return False
+    s.multiview.data = data
+    return True
 
 
 def _controls(s: state.AppState) -> None:
@@ -126,7 +149,11 @@ def _controls(s: state.AppState) -> None:
         if st.form_submit_button("Run SSF", type="primary"):
             if source == "upload" and (len(args["files"]) < 2 or args["labels"] is None):
                 ui.error("upload at least two view files and the ground-truth labels")
+            elif source == "upload" and not _accept_upload(s, args):
+                pass
             else:
+                if source == "upload":  # the parsed views are kept; the bytes are not
+                    args = {"files": [n for n, _ in args["files"]], "labels": args["labels"][0]}
                 s.multiview.config = {"source": source, "args": args, "params": params}
                 s.multiview.protocol = None
 
@@ -345,7 +372,7 @@ def render() -> None:
         _controls(s)
     cfg = s.multiview.config or _default_cfg()
     with ui.guarded("running SSF"):
-        data = _data(cfg)
+        data = _data(s, cfg)
         ui.note(
             f"{data.name}; views: {', '.join(data.view_names)}; K = {data.n_classes} "
             f"(the number of classes); α = {cfg['params']['alpha']:g}, "

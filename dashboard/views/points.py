@@ -11,7 +11,7 @@ from dashboard.analysis.points import image_mosaic, point_details, rank_selectio
 from dashboard.compute import evaluation
 from dashboard.compute import points as compute
 from dashboard.figures.points import colour_options, points_figure, selected_points
-from dashboard.session import state
+from dashboard.session import budget, state
 from dashboard.ui import diagnosis as diag
 from dashboard.ui import widgets as ui
 from metrics_core.validation import ClustlensInputError
@@ -38,7 +38,9 @@ def _data_controls(s: state.AppState) -> None:
         if up is not None and fid not in s.processed:
             s.processed.add(fid)
             try:
-                x = inputs.build_input("data", up.name, up.getvalue())
+                old = budget.input_charge(s.data)
+                x = inputs.build_input("data", up.name, up.getvalue(),
+                                       room=budget.room(s, replacing=old))  # fmt: skip
                 if np.ndim(x.value) != 2:
                     raise ClustlensInputError("expected a 2-D matrix", source=up.name)
                 if s.truth is not None and x.n != s.truth.n:
@@ -47,6 +49,9 @@ def _data_controls(s: state.AppState) -> None:
                         f"{s.truth.n:,} points (expected one row per point)",
                         source=up.name,
                     )
+                shape = " x ".join(f"{d:,}" for d in x.value.shape)
+                budget.admit(s, up.name, budget.input_charge(x), replacing=old,
+                             what=f"this data matrix ({shape})")  # fmt: skip
                 s.data = x
                 ps.image_shape = None
             except ClustlensInputError as exc:

@@ -20,7 +20,7 @@ from dashboard.figures.sweep import (
     param_heatmap,
     tradeoff_figure,
 )
-from dashboard.session import state
+from dashboard.session import budget, state
 from dashboard.session.state import K_ACTIVE, K_ORIENT
 from dashboard.ui import widgets as ui
 
@@ -64,7 +64,7 @@ def _run(s: state.AppState) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- data source widgets
-def _source_data(source: str) -> cs.SweepData | None:
+def _source_data(source: str, s: state.AppState) -> cs.SweepData | None:
     if source == "synthetic":
         d = cs.SYNTHETIC_DEFAULTS
         c = st.columns(6)
@@ -131,7 +131,20 @@ def _source_data(source: str) -> cs.SweepData | None:
     if fx is None or fy is None:
         st.info("Upload a data matrix X and its ground-truth labels to run a sweep on them.")
         return None
-    return cs.uploaded(fx.name, fx.getvalue(), fy.name, fy.getvalue())
+    return _uploaded(s, fx.name, fx.getvalue(), fy.name, fy.getvalue())
+
+
+def _uploaded(s: state.AppState, x_name: str, x: bytes, y_name: str, y: bytes) -> cs.SweepData:
+    """The uploaded X and labels, parsed once per pair of files and kept in the session (charged
+    to its memory budget); a refused pair leaves the one kept before in place."""
+    digests = (state.sha256(x), state.sha256(y))
+    kept = s.sweep.upload
+    if kept is not None and kept[0] == digests:
+        return kept[1]
+    old = 0 if kept is None else budget.data_charge(kept[1].X.shape, "sweep")
+    data = cs.uploaded(x_name, x, y_name, y, room=budget.room(s, replacing=old))
+    s.sweep.upload = (digests, data)
+    return data
 
 
 def _grid_widgets(data: cs.SweepData, s: state.AppState) -> None:
@@ -217,6 +230,9 @@ def _bundle_widgets(s: state.AppState) -> None:
         truth = None
         if fy is not None:
             truth = cs.parse_labels(fy.name, fy.getvalue())
+        old = s.sweep.run or {}
+        given_back = int(old.get("held", 0)) + len(old.get("bytes") or b"")
+        room = budget.room(s, replacing=given_back) - len(fb.getvalue())
         with st.spinner("scoring the bundle (spectral clustering of every setting) …"):
             res = cs.bundle(
                 fb.name,
@@ -225,6 +241,7 @@ def _bundle_widgets(s: state.AppState) -> None:
                 n_clusters=int(k),
                 seed=int(seed),
                 orientation=orient,
+                room=max(room, 0),
             )
         s.sweep.run = {
             "kind": "bundle",
@@ -242,6 +259,7 @@ def _bundle_widgets(s: state.AppState) -> None:
             "status": "done",
             "errors": res["errors"],
             "n_settings": res["n_settings"],
+            "held": res["held"],
             "seconds": 0.0,
         }
 
@@ -492,7 +510,7 @@ def render() -> None:
             if source == "bundle":
                 _bundle_widgets(s)
             else:
-                data = _source_data(source)
+                data = _source_data(source, s)
                 if data is not None:
                     _grid_widgets(data, s)
     run = _run(s)

@@ -657,12 +657,15 @@ def load_data_matrix(
     name: str | None = None,
     variable: str | None = None,
     limits: IOLimits | None = None,
+    n_rows: int | None = None,
+    rows_for: str = "the labels",
 ) -> LoadedMatrix:
     """Load a dense N x D data matrix X (float64) from .csv/.tsv/.txt, .npy, .npz or .mat.
 
     Conventional variable names: X, data, fea, features. A sparse variable is densified when it
     fits the size limit (said in ``notes``). No transposition is applied: MATLAB code often
-    stores points as columns (D x N).
+    stores points as columns (D x N). With ``n_rows`` (one row per label of ``rows_for``) a
+    matrix with another number of rows is refused before it is densified or checked further.
 
     Examples
     --------
@@ -681,6 +684,12 @@ def load_data_matrix(
         None,
     )
     where = f"variable {chosen!r}" if chosen else None
+    shape = tuple(int(d) for d in m.shape)
+    if n_rows is not None and len(shape) == 2 and shape[0] != n_rows:
+        hint = " (stored as features x points? transpose it)" if shape[1] == n_rows else ""
+        raise source.fail(
+            f"has {shape[0]:,} rows but {rows_for} has {n_rows:,} labels{hint}", where
+        )
     if sp.issparse(m):
         check_declared_bytes(source, prod(m.shape) * 8, "the densified data matrix", limits, where)
         m = m.toarray()

@@ -35,6 +35,10 @@ class IOLimits:
         Largest text (.csv/.tsv/.txt) file (default 1 GiB).
     max_cell_elements : int
         Most elements of a MATLAB cell array (cellstr labels) (default 20,000,000).
+    array_limit_words : str
+        What ``max_array_bytes`` stands for, when it is not the file-format ceiling (e.g. "the
+        120 MiB this session's budget leaves"): refusals then say "more than <this>" instead
+        of calling the file corrupt or hostile.
 
     Examples
     --------
@@ -47,6 +51,7 @@ class IOLimits:
     max_members: int = 64
     max_text_bytes: int = 1 * GiB
     max_cell_elements: int = 20_000_000
+    array_limit_words: str = ""
 
 
 DEFAULT_LIMITS = IOLimits()
@@ -252,6 +257,11 @@ def check_declared_bytes(
     source: Source, nbytes: int, what: str, limits: IOLimits, where: str | None = None
 ) -> None:
     """Refuse an array whose declared size exceeds ``limits.max_array_bytes``."""
+    if nbytes > limits.max_array_bytes and limits.array_limit_words:
+        raise source.fail(
+            f"{what} declares {_human(nbytes)} of data, more than {limits.array_limit_words}",
+            where,
+        )
     if nbytes > limits.max_array_bytes:
         raise source.fail(
             f"{what} declares {_human(nbytes)} of data, more than the "

@@ -90,8 +90,11 @@ def parse_in_worker(
     variable: str | None = None,
     column: str | int | None = None,
     timeout: float = 20.0,
+    wall_timeout: float | None = None,
     memory_limit_bytes: int = 2 * 1024**3,
     limits: IOLimits | None = None,
+    n_rows: int | None = None,
+    rows_for: str = "the labels",
 ) -> Any:
     """Run the io loader for ``kind`` on ``data`` in a limited child process.
 
@@ -107,11 +110,18 @@ def parse_in_worker(
     variable, column : optional
         Passed to the loader (``variable`` for .mat/.npz, ``column`` for text labels).
     timeout : float
-        Wall-clock seconds before the child is killed (CPU time is capped at the same).
+        CPU seconds the parse may use (``RLIMIT_CPU``): what a hostile file can cost.
+    wall_timeout : float, optional
+        Wall-clock seconds before the child is killed (default ``4 * timeout``): generous,
+        because on a busy server (many sessions on few cores) a fair file waits for the CPU.
     memory_limit_bytes : int
         Address space the parse may use on top of the worker's baseline (``RLIMIT_AS``).
     limits : IOLimits, optional
         Declared-size limits for the loaders (and for reading the results back).
+    n_rows, rows_for : optional
+        The points the matrix must have, one per label of ``rows_for``: ``kind="data"``, the
+        rows of X (checked before a sparse X is densified); ``kind="coef"``, N of C (checked
+        in the child, so a C for other points never reaches this process).
 
     Returns
     -------
@@ -146,17 +156,20 @@ def parse_in_worker(
             "memory_limit": int(memory_limit_bytes),
             "cpu_seconds": max(1, math.ceil(timeout)),
             "limits": limits.__dict__,
+            "n_rows": n_rows,
+            "rows_for": str(rows_for),
             "hook": os.environ.get(TEST_HOOK_ENV),
         }
         proc = _get_context().Process(
             target=_child_main, args=(json.dumps(job),), daemon=True, name="clustlens-upload"
         )
         proc.start()
-        proc.join(timeout)
+        wall = 4 * timeout if wall_timeout is None else wall_timeout
+        proc.join(wall)
         if proc.is_alive():
             proc.kill()
             proc.join(5)
-            raise _unsafe(name, f"parsing took longer than the {timeout:g} s time limit")
+            raise _unsafe(name, f"parsing took longer than the {wall:g} s time limit")
         code = proc.exitcode
         proc.close()
         if code == _EXIT_MEMORY:
@@ -314,11 +327,30 @@ def _run(job: dict[str, Any], out: Path) -> dict[str, Any]:
         meta["notes"] = res.notes
         return meta
     else:
-        loader = mio.load_coef if kind == "coef" else mio.load_data_matrix
-        res = loader(src, name=name, variable=job["variable"], limits=limits)
+        if kind == "coef":
+            res = mio.load_coef(src, name=name, variable=job["variable"], limits=limits)
+            _check_coef_rows(res, name, job.get("n_rows"), job.get("rows_for", "the labels"))
+        else:
+            res = mio.load_data_matrix(src, name=name, variable=job["variable"], limits=limits,
+                                       n_rows=job.get("n_rows"),
+                                       rows_for=job.get("rows_for", "the labels"))  # fmt: skip
         _save_matrix(out, "matrix", res.matrix, meta)
     meta.update(variable=res.variable, candidates=list(res.candidates), notes=list(res.notes))
     return meta
+
+
+def _check_coef_rows(res: Any, name: str, n: int | None, rows_for: str) -> None:
+    """A C for other points is refused here, so the server never receives it (an edge list
+    with fewer rows is fine: it is padded to N)."""
+    if n is None:
+        return
+    m = int(res.matrix.shape[0])
+    if m == n or (mio.EDGE_LIST_NOTE in res.notes and m < n):
+        return
+    raise ClustlensInputError(
+        f"C is {m:,} x {m:,} but {rows_for} has {n:,} points (expected {n:,} x {n:,})",
+        source=name,
+    )
 
 
 # --------------------------------------------------------------------------------------------

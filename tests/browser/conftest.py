@@ -128,10 +128,10 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="session")
-def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A live dashboard on 127.0.0.1; the demo opens on its first page."""
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+@contextlib.contextmanager
+def running_server(log_path: Path, env_extra: dict[str, str] | None = None) -> Iterator[Server]:
+    """``streamlit run app.py`` on 127.0.0.1 and a free port, in its own process group, healthy
+    when yielded; stopped (group and all) afterwards. ``env_extra``: more environment."""
     port = _free_port()
     cmd = [
         sys.executable,
@@ -144,7 +144,7 @@ def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
         f"--server.port={port}",
         "--browser.gatherUsageStats=false",
     ]
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {}))
     t0 = time.perf_counter()
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
@@ -167,6 +167,13 @@ def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
         yield server
     finally:
         _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A live dashboard on 127.0.0.1; the demo opens on its first page."""
+    with running_server(tmp_path_factory.mktemp("streamlit") / "server.log") as server:
+        yield server
 
 
 # ----------------------------------------------------------------------------------- browser
