@@ -1,0 +1,43 @@
+"""Fault: the page is reloaded while the server is computing for it.
+
+The Multi-view method comparison runs for tens of seconds inside the script run; the browser
+reloads in the middle. The reloaded page must come back (no exception, its views drawn), the
+next computation must run, and the server must stay healthy.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from .conftest import assert_no_exception, wait_for_app_idle, wait_for_charts_drawn
+from .test_dashboard_browser import MAIN, check_view, open_first_view, open_view
+
+pytestmark = pytest.mark.browser
+
+
+def test_reload_mid_computation_leaves_the_session_usable(page, streamlit_server) -> None:
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Multi-view")
+    page.get_by_role("button", name="Run comparison").click()
+    # the comparison is running: the app says so
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="stApp"]')
+             .getAttribute('data-test-script-state') === 'running'""",
+        timeout=30_000,
+    )
+    page.get_by_text("running:", exact=False).first.wait_for(timeout=60_000)
+    time.sleep(1.0)
+    page.reload()
+    page.locator(f"{MAIN} h1").first.wait_for(timeout=60_000)
+    wait_for_app_idle(page, 120_000)
+    wait_for_charts_drawn(page, MAIN)
+    assert_no_exception(page)
+    assert "Multi-view" in page.locator(f"{MAIN} h1").first.inner_text()
+    # the session computes again: another view draws from scratch
+    open_view(page, "Contingency")
+    check_view(page, "Contingency")
+    assert_no_exception(page)
+    assert streamlit_server.health().strip() == "ok"
+    assert streamlit_server.alive()
