@@ -272,5 +272,13 @@ async def _run_all(url: str, sessions: list[SessionFiles], timeout_ms: float, st
 def run_load(
     url: str, sessions: list[SessionFiles], *, timeout_ms: float = 300_000, stagger_s: float = 0.5
 ) -> list[SessionResult]:
-    """Run every session at once (started ``stagger_s`` apart, as people arrive)."""
-    return asyncio.run(_run_all(url, sessions, timeout_ms, stagger_s))
+    """Run every session at once (started ``stagger_s`` apart, as people arrive).
+
+    In a thread of its own: a test run may already have Playwright's sync API (its own event
+    loop) going in this thread, and asyncio cannot start a loop inside it.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        job = pool.submit(asyncio.run, _run_all(url, sessions, timeout_ms, stagger_s))
+        return job.result()
