@@ -142,7 +142,9 @@ def uploaded(
             left -= X.nbytes
         views.append(_frozen(X))
         names.append(name)
-    key = "upload:" + ":".join(sha256(d) for _, d in files) + ":" + truth.key
+    # the names are in the key: the cached result carries them (same bytes, other names must
+    # not show the first upload's names)
+    key = "upload:" + ":".join(f"{sha256(d)}={nm}" for nm, d in files) + ":" + truth.key
     return MVData(
         key,
         f"{len(views)} uploaded views, {n:,} points, labels {labels[0]}",
