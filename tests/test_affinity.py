@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import metrics_core.affinity._spectral_gap as sg
+from metrics_core.affinity._conventions import AFFINITY_PRESETS
 from metrics_core.affinity._diagnostics import (
-    AFFINITY_PRESETS,
     affinity_diagnostics,
     connectivity,
     leakage_matrix,

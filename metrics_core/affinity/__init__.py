@@ -6,19 +6,28 @@ field (rows vs columns of C, zero rows, ℓ2-normalised rows, min vs mean CONN, 
 argument; :data:`AFFINITY_PRESETS` bundles the conventions of published reference codes.
 """
 
-from metrics_core.affinity._diagnostics import (
+from metrics_core._lazy import lazy_exports
+from metrics_core.affinity._conventions import (
     AFFINITY_PRESETS,
     ORIENTATIONS,
     PRESET_ALIASES,
-    ConnResult,
-    LeakageResult,
-    SREResult,
-    affinity_diagnostics,
-    connectivity,
-    leakage_matrix,
     preset_conventions,
-    subspace_preserving_error,
 )
+
+# The solvers need scipy's linear algebra; a command line that only lists the presets does not.
+_EXPORTS: dict[str, str] = {
+    name: "metrics_core.affinity._diagnostics"
+    for name in (
+        "ConnResult",
+        "LeakageResult",
+        "SREResult",
+        "affinity_diagnostics",
+        "connectivity",
+        "leakage_matrix",
+        "subspace_preserving_error",
+    )
+}
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
 
 __all__ = [
     "AFFINITY_PRESETS",

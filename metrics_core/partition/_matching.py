@@ -16,6 +16,11 @@ from metrics_core.partition._registry import SET, MetricInfo, TableStats, metric
 # Dense Hungarian above this many cells would need too much memory; larger (sparse) tables use
 # the sparse bipartite matcher, which is exact too.
 DENSE_MATCHING_CELL_LIMIT = 16_000_000
+# Dense tables up to this many cells go to the sparse matcher as well (a few ms at 256 x 256):
+# the Hungarian lives in scipy.optimize, whose import (~0.2 s) would double the start-up of a
+# small `clustlens evaluate`. Larger dense tables are faster with the Hungarian (1000 x 1000
+# full: 18 ms against 62 ms), where the import no longer dominates.
+SMALL_DENSE_CELLS = 65_536
 
 
 @dataclass(frozen=True)
@@ -124,26 +129,40 @@ def _assign_sparse(w: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
 
         sr, sc = linear_sum_assignment(core.toarray(), maximize=True)
     else:
-        # The sparse matcher needs a full matching of the rows to exist: give every row a
-        # private dummy column whose weight (< the smallest real weight / (k + 1), so all the
-        # dummies together stay below it) can never beat a real entry.
-        kk = core_rows.size
-        eps = 0.5 * float(v.min()) / (kk + 1)
-        aug = sp.hstack([core, sp.identity(kk, format="csr") * eps], format="csr")
-        sc = min_weight_full_bipartite_matching(aug, maximize=True)[1]
-        sr = np.arange(kk)
-        real = sc < core_cols.size
-        sr, sc = sr[real], sc[real]
+        sr, sc = _assign_lapjv(core)
     return (
         np.concatenate([mr, core_rows[sr]]).astype(np.intp),
         np.concatenate([mc, core_cols[sc]]).astype(np.intp),
     )
 
 
+def _assign_lapjv(w: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum-weight matching over the stored (positive) entries of ``w`` by scipy's LAPJVsp.
+
+    The sparse matcher only solves *full* matchings of the rows, so every row gets a private
+    dummy column, and every weight, real or dummy, is raised by the same ``M = max w``: each
+    full matching then weighs ``k M +`` (the weight of its real edges), so the best one is the
+    maximum-weight partial matching, exactly (integer counts stay exact; a small ε on the
+    dummies instead could outweigh a real difference between two float-weighted matchings).
+    """
+    k, n = w.shape
+    if w.nnz == 0:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty
+    shift = float(w.data.max())
+    raised = sp.csr_array((w.data + shift, w.indices, w.indptr), shape=(k, n))
+    aug = sp.hstack([raised, sp.identity(k, format="csr") * shift], format="csr")
+    sc = np.asarray(min_weight_full_bipartite_matching(aug, maximize=True)[1])
+    sr = np.arange(k)
+    real = sc < n
+    return sr[real].astype(np.intp), sc[real].astype(np.intp)
+
+
 def _assign(weights: Any) -> tuple[np.ndarray, np.ndarray]:
     """Rows and columns of a maximum-weight one-to-one assignment of a non-negative matrix.
 
-    A dense matrix: the Hungarian algorithm (:func:`scipy.optimize.linear_sum_assignment`). A
+    A dense matrix: the Hungarian algorithm (:func:`scipy.optimize.linear_sum_assignment`), or
+    scipy's sparse matcher (:func:`_assign_lapjv`) up to :data:`SMALL_DENSE_CELLS` cells. A
     sparse one (a contingency table stored as CSR because it is large): its stored entries only,
     pendant edges peeled exactly (:func:`_peel_pendants`), the core left by them solved by the
     dense Hungarian up to :data:`DENSE_MATCHING_CELL_LIMIT` cells, else by scipy's sparse
@@ -151,10 +170,13 @@ def _assign(weights: Any) -> tuple[np.ndarray, np.ndarray]:
     matrix is not square; zero-weight pairs may appear and are the caller's to drop.
     """
     if not sp.issparse(weights):
-        # imported here: scipy.optimize costs ~1 s to import, the dashboard's cold start feels it
+        dense = np.asarray(weights)
+        if dense.size <= SMALL_DENSE_CELLS:
+            return _assign_lapjv(sp.csr_array(dense))
+        # imported here: scipy.optimize costs ~0.2 s to import (see SMALL_DENSE_CELLS)
         from scipy.optimize import linear_sum_assignment
 
-        return linear_sum_assignment(np.asarray(weights), maximize=True)
+        return linear_sum_assignment(dense, maximize=True)
     return _assign_sparse(sp.csr_array(weights))
 
 
