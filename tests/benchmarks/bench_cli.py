@@ -23,7 +23,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
