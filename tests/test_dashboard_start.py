@@ -77,3 +77,24 @@ def test_starts_without_a_terminal_from_any_folder_and_stops_cleanly(tmp_path, s
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_server_environment_defaults_and_user_overrides():
+    """A shared server: two malloc arenas and one BLAS thread per computation by default (an
+    OpenBLAS pool spinning for busy cores made SSF 10x slower under load); the user's own
+    settings and the memory flags win."""
+    import argparse
+
+    from dashboard.cli._serve import server_env
+    from dashboard.session.budget import SESSION_ENV
+
+    args = argparse.Namespace(session_memory=None, server_memory=None)
+    env = server_env(args, base={"PATH": "/bin"})
+    assert env["MALLOC_ARENA_MAX"] == "2"
+    assert env["OPENBLAS_NUM_THREADS"] == env["OMP_NUM_THREADS"] == "1"
+    assert env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] == "false"
+    assert env["PATH"] == "/bin"
+    args = argparse.Namespace(session_memory="2G", server_memory=None)
+    env = server_env(args, base={"OPENBLAS_NUM_THREADS": "4"})
+    assert env["OPENBLAS_NUM_THREADS"] == "4"
+    assert env[SESSION_ENV] == "2G"

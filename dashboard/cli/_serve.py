@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 
 from dashboard.session.budget import SERVER_ENV, SESSION_ENV
@@ -87,9 +88,10 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def _run(args: argparse.Namespace) -> int:
-    app = _app_path()
-    env = os.environ.copy()
+def server_env(args: argparse.Namespace, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The server's environment: ``base`` (this process's) with the budgets from the flags and
+    the defaults a shared server needs; a variable the user set is kept."""
+    env = dict(os.environ if base is None else base)
     env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
     for value, var in ((args.session_memory, SESSION_ENV), (args.server_memory, SERVER_ENV)):
         if value is not None:
@@ -97,6 +99,19 @@ def _run(args: argparse.Namespace) -> int:
     # glibc gives each thread (each session's script run) its own malloc arena and rarely
     # returns their memory; two arenas keep what ended sessions freed reusable by the next
     env.setdefault("MALLOC_ARENA_MAX", "2")
+    # One BLAS thread per computation: the server already runs one script thread per session
+    # (plus upload workers and, often, the browser on the same machine), and OpenBLAS threads
+    # that spin-wait for a busy core slow everything down. SSF on the Multi-view page's default
+    # HW subset: 3.7 s with OpenBLAS's 2 threads against 0.35 s with one, on this 2-core machine
+    # under load (tests/benchmarks/bench_browser.py measures the pages). Set them to override.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(var, "1")
+    return env
+
+
+def _run(args: argparse.Namespace) -> int:
+    app = _app_path()
+    env = server_env(args)
     # Streamlit reads .streamlit/config.toml from the working directory, so run from the app's
     # folder to pick up ours (upload cap, XSRF, theme) whatever folder the user is in.
     proc = subprocess.Popen(

@@ -14,6 +14,7 @@ The tests skip only when chromium (or the playwright package) is missing **and**
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import re
@@ -29,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from dashboard.cli._serve import server_env
 
 try:
     from playwright.sync_api import sync_playwright
@@ -144,7 +147,9 @@ def running_server(log_path: Path, env_extra: dict[str, str] | None = None) -> I
         f"--server.port={port}",
         "--browser.gatherUsageStats=false",
     ]
-    env = dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {}))
+    # the environment `clustlens dashboard` gives its server (one BLAS thread, two arenas)
+    flags = argparse.Namespace(session_memory=None, server_memory=None)
+    env = server_env(flags, dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {})))
     t0 = time.perf_counter()
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
