@@ -27,7 +27,7 @@ def build(runs: int = 20, knn: tuple[int, ...] = PAPER_KNN, selection: str = "tr
     """The comparison on all of HW as a JSON-able dict."""
     from metrics_core.evaluation import mean_std_caption
     from metrics_core.multiview import load_hw, run_protocol
-    from metrics_core.multiview._protocol import DEFAULT_SSF
+    from metrics_core.multiview._ssf import DEFAULT_SSF
 
     views, y, names = load_hw()
     t0 = time.perf_counter()

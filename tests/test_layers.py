@@ -108,3 +108,17 @@ def test_every_command_help_line_matches_its_parser() -> None:
         registered = {a.dest: a.help for a in sub._choices_actions}
         assert name in sub.choices
         assert registered[name] == help_text, (name, registered[name], help_text)
+
+
+def test_multiview_page_shows_the_shipped_comparison_without_scikit_learn() -> None:
+    """The Multi-view page's first visit (SSF's defaults, the shipped comparison) must not pay
+    for scikit-learn's import (seconds on a busy server); only the baselines need it."""
+    code = (
+        "import sys, logging; logging.disable(logging.WARNING)\n"
+        "from dashboard.compute import multiview as cm\n"
+        "from dashboard.views import multiview as page\n"
+        "assert cm.shipped_protocol() is not None\n"
+        "print('HEAVY', [m for m in ('sklearn',) if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr

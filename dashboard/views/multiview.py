@@ -17,7 +17,7 @@ from dashboard.figures.multiview import affinity_panels, convergence_figure, wei
 from dashboard.session import budget, state
 from dashboard.ui import widgets as ui
 from metrics_core.evaluation import mean_std_caption
-from metrics_core.multiview._protocol import DEFAULT_SSF
+from metrics_core.multiview._ssf import DEFAULT_SSF
 from metrics_core.validation import ClustlensInputError
 
 SOURCES = {

@@ -17,7 +17,6 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.sparse import csr_matrix, issparse
 from scipy.sparse.csgraph import laplacian as _csgraph_laplacian
-from sklearn.neighbors import kneighbors_graph
 
 from metrics_core.models._spectral import spectral_clustering as _spectral
 from metrics_core.models._spectral import spectral_embedding as _embed
@@ -45,6 +44,10 @@ def knn_graph(X: np.ndarray, n_neighbors: int) -> csr_matrix:
     >>> W.toarray().astype(int).tolist()
     [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
     """
+    # imported here: scikit-learn takes seconds to import on a busy machine, and the pages that
+    # only show the precomputed comparison (or fit SSF) never build a k-NN graph
+    from sklearn.neighbors import kneighbors_graph
+
     A = kneighbors_graph(X, n_neighbors, mode="connectivity", include_self=False)
     return csr_matrix(A.maximum(A.T))
 

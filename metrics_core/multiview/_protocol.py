@@ -24,7 +24,7 @@ from metrics_core.multiview._baselines import (
     spectral_embedding,
     swmc_labels,
 )
-from metrics_core.multiview._ssf import pkn_graph, scale_features, ssf_fit
+from metrics_core.multiview._ssf import DEFAULT_SSF, pkn_graph, scale_features, ssf_fit
 
 METRIC_KEYS: tuple[str, ...] = ("acc", "nmi", "purity", "f_measure", "pair_f1", "ari")
 """Metrics of the tables (keys of :func:`metrics_core.evaluate`)."""
@@ -34,17 +34,6 @@ METRIC_LABELS: dict[str, str] = {k: column_label(k) for k in METRIC_KEYS}
 the class-weighted best-match F-measure (the seed paper's "F-score"), ``pair_f1`` the F1 of pair
 counting."""
 
-# tol 1e-5: on HW J moves by < 3e-6 (relative) after the first iteration and S's components
-# (the labels) no longer change; 1e-6 ran four more iterations for the same labels.
-DEFAULT_SSF = {
-    "alpha": 10.0,
-    "beta": 1e-3,
-    "gamma": 6.0,
-    "max_iter": 30,
-    "tol": 1e-5,
-    "init": "pkn",
-    "init_neighbors": 10,
-}
 
 #: Every method of the comparison: its table row(s) and where it comes from.
 METHODS: dict[str, str] = {
