@@ -414,3 +414,26 @@ def test_long_titles_wrap_and_stand_on_the_plot() -> None:
     # the pad holds the title's second line and the subtitle's three; the margin the first too
     assert t.pad.b >= 22 + 3 * 17 and fig.layout.margin.t >= t.pad.b + 22
     assert fig.layout.height > 400  # the extra lines do not shrink the plot
+
+
+def test_template_keeps_the_defaults_of_every_trace_type_we_draw():
+    """The slim template must cover every trace type a figure builder uses, else that trace
+    would lose plotly_white's look silently."""
+    import ast
+    from pathlib import Path
+
+    import plotly.io as pio
+
+    from dashboard.figures._style import TEMPLATE, TRACE_TYPES
+
+    used = set()
+    for path in Path(__file__).resolve().parents[1].joinpath("dashboard").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if node.value.id == "go" and node.attr[:1].isupper() and node.attr != "Figure":
+                    used.add(node.attr.lower())
+    white = set(pio.templates["plotly_white"].to_plotly_json()["data"])
+    assert used & white <= set(TRACE_TYPES), used & white - set(TRACE_TYPES)
+    kept = TEMPLATE.to_plotly_json()["data"]
+    for kind in TRACE_TYPES:
+        assert kept[kind] == pio.templates["plotly_white"].to_plotly_json()["data"][kind]
