@@ -437,3 +437,57 @@ def test_template_keeps_the_defaults_of_every_trace_type_we_draw():
     kept = TEMPLATE.to_plotly_json()["data"]
     for kind in TRACE_TYPES:
         assert kept[kind] == pio.templates["plotly_white"].to_plotly_json()["data"][kind]
+
+
+def test_every_public_figure_builder_is_kept_by_content():
+    import inspect
+    import pkgutil
+
+    import dashboard.figures as figs
+
+    missing = []
+    for info in pkgutil.iter_modules(figs.__path__):
+        if info.name.startswith("_"):
+            continue
+        mod = __import__(f"dashboard.figures.{info.name}", fromlist=["x"])
+        for name, fn in vars(mod).items():
+            if name.startswith("_") or not inspect.isfunction(fn) or fn.__module__ != mod.__name__:
+                continue
+            ret = inspect.signature(fn).return_annotation
+            if "go.Figure" in str(ret) and "list" not in str(ret):
+                if not hasattr(fn, "__wrapped_builder__"):
+                    missing.append(f"{info.name}.{name}")
+    assert not missing, missing
+
+
+def test_kept_figures_follow_the_content_of_their_inputs():
+    import numpy as np
+
+    from dashboard.figures import _memo
+    from dashboard.figures.learn import coef_heatmap
+
+    _memo.clear()
+    c = np.arange(16.0).reshape(4, 4)
+    a = coef_heatmap(c, [0, 0, 1, 1], title="t")
+    b = coef_heatmap(c.copy(), [0, 0, 1, 1], title="t")  # equal content, another array
+    assert a is b and _memo.stats()["hits"] == 1
+    c2 = c.copy()
+    c2[0, 1] = 99.0
+    assert coef_heatmap(c2, [0, 0, 1, 1], title="t") is not a  # one value changed
+    assert coef_heatmap(c, [0, 0, 1, 2], title="t") is not a
+    assert coef_heatmap(c, [0, 0, 1, 1], title="u") is not a
+    fresh = coef_heatmap.__wrapped_builder__(c, [0, 0, 1, 1], title="t")
+    assert fresh.to_json() == a.to_json()
+
+
+def test_presentation_mode_restyles_a_copy_never_the_kept_figure():
+    from dashboard.figures.pairs import pair_confusion_matrix
+    from dashboard.ui import presentation
+
+    fig = pair_confusion_matrix(5, 2, 1, 20)
+    before = fig.to_json()
+    settings = presentation.Settings(on=True, theme="dark", font_scale=1.6)
+    styled = presentation.style_figure(fig, settings)
+    assert styled is not fig and styled.to_json() != before
+    assert fig.to_json() == before
+    assert pair_confusion_matrix(5, 2, 1, 20) is fig

@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import get_colorscale, sample_colorscale
 
+from dashboard.figures._memo import memoised
 from dashboard.figures._style import (
     BAD,
     KEPT,
@@ -128,6 +129,7 @@ def _colorbar_trace(lims: tuple[float, float], log: bool, scale: str) -> go.Scat
     )
 
 
+@memoised
 def affinity_figure(
     display: dict[str, Any],
     *,
@@ -271,6 +273,7 @@ def extreme_mask(values: np.ndarray, which: str, rtol: float = 1e-9) -> np.ndarr
     return finite & np.isclose(v, ref, rtol=rtol, atol=1e-15)
 
 
+@memoised
 def conn_bars(
     class_names: Sequence[Any],
     values: Sequence[float],
@@ -315,6 +318,7 @@ def conn_bars(
     )
 
 
+@memoised
 def sre_class_bars(
     class_names: Sequence[Any], values: Sequence[float], *, focus: Sequence[int] = ()
 ) -> go.Figure:
@@ -350,6 +354,7 @@ def sre_class_bars(
     )
 
 
+@memoised
 def sre_points(
     values_in_order: np.ndarray,
     group_of_position: np.ndarray,
@@ -431,6 +436,7 @@ def sre_points(
     return style(fig, "Subspace-preserving error per point", height=360)
 
 
+@memoised
 def leakage_heatmap(
     matrix: np.ndarray,
     class_names: Sequence[Any],

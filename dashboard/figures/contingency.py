@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from dashboard.figures._memo import memoised
 from dashboard.figures._style import (
     QUALITATIVE_LONG,
     SEQ_COUNTS,
@@ -26,6 +27,7 @@ MODE_TITLES = {
 }
 
 
+@memoised
 def contingency_heatmap(
     table: np.ndarray,
     rows: Sequence[str],
@@ -124,6 +126,7 @@ def _stack_centres(values: np.ndarray, scale: float, pad: float) -> np.ndarray:
     return tops + heights / 2
 
 
+@memoised
 def sankey(
     table: np.ndarray,
     rows: Sequence[str],

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from dashboard.figures._memo import memoised
 from dashboard.figures._style import (
     BAD,
     GOOD,
@@ -33,6 +34,7 @@ def _rgba(hex_colour: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+@memoised
 def null_band_figure(
     ks: Sequence[int],
     exact_mean: Mapping[str, Sequence[float]],
@@ -94,6 +96,7 @@ def null_band_figure(
     return style(fig, title, height=470)
 
 
+@memoised
 def scatter_figure(
     xy: np.ndarray,
     clusters: Sequence[int],
@@ -194,6 +197,7 @@ def scatter_figure(
     return style(fig, title, height=440)
 
 
+@memoised
 def coef_heatmap(coef: np.ndarray, labels: Sequence[int], *, title: str | None = None) -> go.Figure:
     """|C| of a small matrix, points sorted by class, class boundaries drawn."""
     c = np.abs(np.asarray(coef, dtype=float))
@@ -242,6 +246,7 @@ def coef_heatmap(coef: np.ndarray, labels: Sequence[int], *, title: str | None =
     )
 
 
+@memoised
 def tradeoff_figure(
     x: Sequence[float],
     sre: Sequence[float],
@@ -293,6 +298,7 @@ def tradeoff_figure(
     return style(fig, title, height=400)
 
 
+@memoised
 def class_bars(values: Mapping[str, float], *, title: str, higher_is_better: bool) -> go.Figure:
     """Bars of a per-class quantity (our own short names as keys)."""
     names = [plain(k) for k in values]

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.figures._memo import memoised
 from dashboard.figures._style import QUALITATIVE, plain_all, style, unique_names
 from dashboard.figures.affinity import AFFINITY_SCALE, TICK_LIMIT, colour_limits
 
@@ -27,6 +28,7 @@ def shared_limits(panels: Sequence[Mapping[str, Any]], log: bool) -> tuple[float
     return colour_limits(values, log)
 
 
+@memoised
 def affinity_panels(
     panels: Sequence[Mapping[str, Any]],
     titles: Sequence[str],
@@ -139,6 +141,7 @@ def affinity_panels(
     return fig
 
 
+@memoised
 def weights_bar(names: Sequence[str], weights: Sequence[float], raw: Sequence[float]) -> go.Figure:
     """Learned view weights (normalised to sum 1; the raw ``w_v`` in the hover)."""
     labels = unique_names(plain_all(names))
@@ -163,6 +166,7 @@ def weights_bar(names: Sequence[str], weights: Sequence[float], raw: Sequence[fl
     return fig
 
 
+@memoised
 def convergence_figure(objective: Sequence[float], *, converged: bool | None = None) -> go.Figure:
     """The SSF objective per outer iteration (iteration 0 = the initialisation)."""
     y = np.asarray(objective, dtype=float)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
+from dashboard.figures._memo import memoised
 from dashboard.figures._style import BAD, QUALITATIVE, SEQ_COUNTS, style
 from metrics_core.evaluation import METRICS_BY_KEY
 
@@ -16,6 +17,7 @@ PAIR_KEYS: tuple[str, ...] = ("pair_precision", "pair_recall", "pair_f1", "jacca
 PAIR_SCORES: dict[str, str] = {k: METRICS_BY_KEY[k].name for k in PAIR_KEYS}
 
 
+@memoised
 def pair_confusion_matrix(tp: int, fp: int, fn: int, tn: int) -> go.Figure:
     """2x2 matrix: rows = same / different class, columns = same / different cluster.
 
@@ -58,6 +60,7 @@ def pair_confusion_matrix(tp: int, fp: int, fn: int, tn: int) -> go.Figure:
     return style(fig, "Pair confusion over unordered pairs of points", height=470, top_axis=True)
 
 
+@memoised
 def pair_scores_bar(scores: Mapping[str, float]) -> go.Figure:
     """Horizontal bars of the pair-counting scores (ARI may be negative), all one colour.
 

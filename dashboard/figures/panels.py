@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 
 from dashboard.analysis.focus import Focus
 from dashboard.analysis.objects import AffinityAnalysis, Analysis, PartitionAnalysis
+from dashboard.figures._memo import memoised
 from dashboard.figures.affinity import (
     affinity_figure,
     conn_bars,
@@ -36,6 +37,7 @@ from dashboard.figures.pairs import pair_confusion_matrix, pair_scores_bar
 NO_FOCUS = Focus()
 
 
+@memoised
 def contingency_panel(
     pa: PartitionAnalysis, *, mode: str = "counts", focus: Focus = NO_FOCUS
 ) -> go.Figure:
@@ -48,6 +50,7 @@ def contingency_panel(
     )  # fmt: skip
 
 
+@memoised
 def sankey_panel(pa: PartitionAnalysis) -> go.Figure:
     """Where each class goes: the class → cluster flows."""
     t = pa.table
@@ -57,17 +60,20 @@ def sankey_panel(pa: PartitionAnalysis) -> go.Figure:
     )
 
 
+@memoised
 def pair_matrix_panel(pa: PartitionAnalysis) -> go.Figure:
     """TP/FP/FN/TN over unordered pairs."""
     m = pa.metrics
     return pair_confusion_matrix(m["pair_tp"], m["pair_fp"], m["pair_fn"], m["pair_tn"])
 
 
+@memoised
 def pair_scores_panel(pa: PartitionAnalysis) -> go.Figure:
     """The pair-counting scores as bars."""
     return pair_scores_bar(pa.metrics)
 
 
+@memoised
 def affinity_panel(display: dict, *, log: bool = True, focus: Focus = NO_FOCUS) -> go.Figure:
     """|C| + |C|ᵀ in display order (from :func:`~dashboard.analysis.objects.affinity_display`);
     the blocks of ``focus`` (its classes, or its clusters when sorted by prediction) outlined."""
@@ -77,6 +83,7 @@ def affinity_panel(display: dict, *, log: bool = True, focus: Focus = NO_FOCUS) 
     )
 
 
+@memoised
 def conn_panel(aa: AffinityAnalysis, *, focus: Focus = NO_FOCUS) -> go.Figure:
     """λ₂ per class under the analysis's conventions (its preset included)."""
     return conn_bars(
@@ -84,6 +91,7 @@ def conn_panel(aa: AffinityAnalysis, *, focus: Focus = NO_FOCUS) -> go.Figure:
     )
 
 
+@memoised
 def sre_class_panel(aa: AffinityAnalysis, *, focus: Focus = NO_FOCUS) -> go.Figure:
     """SRE per class under the analysis's conventions."""
     return sre_class_bars(
@@ -91,6 +99,7 @@ def sre_class_panel(aa: AffinityAnalysis, *, focus: Focus = NO_FOCUS) -> go.Figu
     )
 
 
+@memoised
 def leakage_panel(
     aa: AffinityAnalysis, *, absolute: bool = True, focus: Focus = NO_FOCUS
 ) -> go.Figure:

@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dashboard.analysis.points import PointsAnalysis
+from dashboard.figures._memo import memoised
 from dashboard.figures._style import BAD, GOOD, NEUTRAL, QUALITATIVE_LONG, plain, style
 
 #: What the points can be coloured by (the page's radio offers those the inputs allow).
@@ -83,6 +84,7 @@ def _custom(pa: PointsAnalysis, idx: np.ndarray) -> tuple[np.ndarray, str]:
     return np.column_stack(cols), tpl + "<extra></extra>"
 
 
+@memoised
 def points_figure(
     pa: PointsAnalysis,
     colour_by: str = "prediction",

@@ -6,9 +6,11 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from dashboard.figures._memo import memoised
 from dashboard.figures._style import QUALITATIVE, plain, style
 
 
+@memoised
 def metrics_compare(
     results: Mapping[str, Mapping[str, float]],
     keys: Sequence[str],

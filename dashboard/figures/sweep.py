@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.figures._memo import memoised
 from dashboard.figures._style import NEUTRAL, QUALITATIVE, plain, style
 
 METRIC_SCALE = "Viridis"
@@ -92,6 +93,7 @@ def _line_groups(rows: Sequence[Mapping[str, Any]], params: Sequence[str]) -> li
     return out
 
 
+@memoised
 def tradeoff_figure(
     rows: Sequence[Mapping[str, Any]],
     params: Sequence[str],
@@ -208,6 +210,7 @@ def tradeoff_figure(
     return _fit_margins(style(fig, head, subtitle=sub, height=520))
 
 
+@memoised
 def metrics_vs_param(
     rows: Sequence[Mapping[str, Any]],
     param: str,
@@ -298,6 +301,7 @@ def metrics_vs_param(
     )
 
 
+@memoised
 def param_heatmap(
     rows: Sequence[Mapping[str, Any]],
     p_x: str,

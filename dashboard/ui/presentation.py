@@ -129,13 +129,16 @@ def css(settings: Settings) -> str:
 
 
 def style_figure(fig: go.Figure, settings: Settings) -> go.Figure:
-    """Restyle a figure for the presentation theme (returns it unchanged when off).
+    """A restyled copy of a figure for the presentation theme (the figure itself when off).
 
     Fonts grow with the font scale; on the dark theme the background, text and grid follow
     the palette and light-ended sequential scales (Blues, ...) become Cividis.
     """
     if not settings.on:
         return fig
+    # a copy: built figures are kept and shared by the content of their inputs
+    # (dashboard.figures._memo), so restyling one in place would restyle it for everyone
+    fig = go.Figure(fig)
     p = PALETTES[settings.theme]
     factor = min(max(settings.font_scale, 1.0), 2.0)
     size = round(14 * factor)
