@@ -1,0 +1,795 @@
+"""The dashboard in a real browser (run by hand): ``python tests/benchmarks/bench_browser.py``.
+
+Issue 14's measurements, each against a peer timed in the same run (the machine is shared and
+noisy: read the ratios). Playwright's sync API drives Debian's chromium (headless, no GPU) on
+two servers started the way their users start them, alternately, ``--repeats`` times each:
+
+* clustlens: ``python -m dashboard.cli dashboard --port P`` (the ``clustlens dashboard``
+  command: the demo loaded, ``dashboard/.streamlit/config.toml`` read);
+* the peer: ``python -m streamlit run tests/benchmarks/minimal_app/app.py`` (the same
+  navigation; each page a title, a line of text and a 10-point Plotly scatter).
+
+Measured, per repeat, in one fresh browser context:
+
+* cold start: process launch -> ``/_stcore/health`` answers -> (browser opened) first page's
+  script done -> every chart on it drawn (the last is the row the goal is about);
+* first visit of every page by its sidebar link (click -> the rerun seen and finished, every
+  shown chart and dataframe drawn), then a second, cached visit of every page;
+* clustlens only, on the demo: Sweep's "Run sweep" (defaults: synthetic data, the first model's
+  default grid) and Multi-view's "Run comparison" (3 runs, quick k-NN sizes), click -> results
+  drawn, against the compute those buttons do, timed in this process by the same functions of
+  ``dashboard/compute`` (caches cleared; the server's BLAS thread settings): overhead = action
+  - compute; and the time from the Multi-view link (first visit) to the precomputed comparison
+  table drawn.
+
+Screenshots of every clustlens page (and of the two results) go to a temporary folder, printed
+at the end, with the servers' logs. Servers run in their own process groups, stopped (and
+killed if need be) with everything they started, whatever happens.
+
+Options: ``--repeats 3``, ``--timeout 180`` (seconds per step), ``--keep-going``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import math
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The servers' environment: the user's, as it was before this process changed its own.
+USER_ENV = dict(os.environ)
+MINIMAL_APP = ROOT / "tests" / "benchmarks" / "minimal_app" / "app.py"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+VIEWPORT = {"width": 1400, "height": 900}
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    # nothing leaves the machine (without routing every request through Playwright)
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+MAIN = '[data-testid="stMain"]'
+#: Multi-view's comparison table (a dataframe has no key class): the first dataframe after the
+#: "Method comparison" heading, not left over from the page before, with its canvas drawn.
+_MV_TABLE_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (!main) return false;
+  const fresh = (e) => !e.closest('[data-stale="true"]');
+  const head = [...main.querySelectorAll('h3')].find(
+    (h) => fresh(h) && h.innerText.startsWith('Method comparison'));
+  if (!head) return false;
+  return [...main.querySelectorAll('[data-testid="stDataFrame"]')].some((d) => fresh(d)
+    && (head.compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING)
+    && d.querySelector('canvas'));
+}"""
+#: Seconds a stopped server gets after SIGTERM before its process groups are killed.
+STOP_GRACE_S = 15
+#: The issue's goals: ratio to the minimal app, or seconds of overhead / shown.
+GOAL_COLD = 1.5
+GOAL_FIRST = 3.0
+GOAL_CACHED = 1.5
+GOAL_OVERHEAD_S = 0.3
+GOAL_SHOWN_S = 1.0
+
+# ------------------------------------------------------------------------------- page scripts
+# Installed before any page script runs: notes (performance.now(), ms from navigation start)
+# when the app element appears, connects, first starts and first finishes a script run. Only
+# the app element's two attributes are watched once it exists (a subtree observer would tax
+# every DOM change of the page being timed).
+_INIT_JS = """(() => {
+  const b = window.__bench = {};
+  const mark = (k) => { if (!(k in b)) b[k] = performance.now(); };
+  const watch = (app) => {
+    mark('app');
+    const look = (records) => {
+      if (app.getAttribute('data-test-connection-state') === 'CONNECTED') mark('connected');
+      const s = app.getAttribute('data-test-script-state');
+      if (s === 'running' || (records || []).some((r) => r.oldValue === 'running')) mark('run');
+      if ('run' in b && s === 'notRunning') mark('done');
+    };
+    new MutationObserver(look).observe(app, {attributes: true, attributeOldValue: true,
+      attributeFilter: ['data-test-script-state', 'data-test-connection-state']});
+    look();
+  };
+  const find = () => document.querySelector('[data-testid="stApp"]');
+  const start = () => {
+    const app = find();
+    if (app) { watch(app); return; }
+    const o = new MutationObserver(() => {
+      const a = find();
+      if (a) { o.disconnect(); watch(a); }
+    });
+    o.observe(document.documentElement, {childList: true, subtree: true});
+  };
+  if (document.documentElement) start();
+  else document.addEventListener('DOMContentLoaded', start);
+})();"""
+
+# as tests/browser/conftest.py's expect_rerun / wait_for_app_idle / wait_for_charts_drawn
+_ARM_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const h1 = document.querySelector('[data-testid="stMain"] h1');
+  window.__pwSawRun = false;
+  window.__pwH1 = h1 ? h1.innerText : null;
+  if (window.__pwObserver) window.__pwObserver.disconnect();
+  if (!app) return;
+  window.__pwObserver = new MutationObserver((records) => {
+    if (app.getAttribute('data-test-script-state') === 'running'
+        || records.some((r) => r.oldValue === 'running')) window.__pwSawRun = true;
+  });
+  window.__pwObserver.observe(app, {
+    attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state'],
+  });
+}"""
+
+# needRun "armed": the run after the action was seen (the script state passed 'running');
+# "visit": that, or the page's title changed: the minimal app's runs are too short for the
+# attribute ever to change (React renders the two states at once), and a visit changes page.
+_IDLE_JS = """(needRun) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app) return false;
+  if (app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  const h1 = document.querySelector('[data-testid="stMain"] h1');
+  if (!h1) return false;
+  if (needRun === 'armed' && !window.__pwSawRun) return false;
+  if (needRun === 'visit' && !window.__pwSawRun && h1.innerText === window.__pwH1) return false;
+  const w = document.querySelector('[data-testid="stStatusWidget"]');
+  if (w && /running/i.test(w.innerText || '')) return false;
+  return document.querySelectorAll('[data-stale="true"]').length === 0;
+}"""
+
+_DRAWN_JS = """(scope) => {
+  const root = scope ? document.querySelector(scope) : document;
+  if (!root) return false;
+  if (root.querySelector('[data-testid="stSkeleton"]')) return false;  // lazy element loading
+  // elements in a collapsed expander or an inactive tab are not drawn until shown
+  const shown = (e) => e.getClientRects().length > 0 && !e.closest('details:not([open])');
+  for (const c of root.querySelectorAll('[data-testid="stPlotlyChart"]'))
+    if (shown(c) && !c.querySelector('.js-plotly-plot .main-svg')) return false;
+  for (const d of root.querySelectorAll('[data-testid="stDataFrame"]'))
+    if (shown(d) && !d.querySelector('canvas')) return false;
+  return true;
+}"""
+
+_CURRENT_JS = """(title) => [...document.querySelectorAll('[data-testid="stSidebarNavLink"]')].some(
+  (a) => a.getAttribute('aria-current') === 'page'
+    && (a.querySelector('[data-testid="stMarkdownContainer"]') || a).innerText.trim() === title)"""
+
+_HEIGHT_JS = """() => Math.max(document.documentElement.scrollHeight,
+  ...['stMain', 'stSidebarContent'].map(id => {
+    const e = document.querySelector(`[data-testid="${id}"]`); return e ? e.scrollHeight : 0; }))"""
+
+
+class BenchError(RuntimeError):
+    """A step did not finish: said in one line, with what the page showed."""
+
+
+# ------------------------------------------------------------------------------------ servers
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _proc_table() -> dict[int, tuple[int, int, int]]:
+    """pid -> (parent pid, process group, session) of every live (not zombie) process."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{d}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields[0] == "Z":
+            continue
+        out[int(d)] = (int(fields[1]), int(fields[2]), int(fields[3]))
+    return out
+
+
+def _descendants(pid: int) -> set[int]:
+    table = _proc_table()
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        for child, (parent, _g, _s) in table.items():
+            if parent == p and child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+@dataclass
+class Server:
+    name: str
+    cmd: list[str]
+    cwd: Path
+    log_path: Path
+    env: dict[str, str]
+    port: int
+    proc: subprocess.Popen | None = None
+    launched: float = 0.0
+    groups: set[int] = field(default_factory=set)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        with open(self.log_path, "ab") as log:
+            self.launched = time.perf_counter()
+            self.proc = subprocess.Popen(
+                self.cmd, cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+        self.groups = {self.proc.pid}
+
+    def log_tail(self, n: int = 25) -> str:
+        try:
+            return "\n".join(self.log_path.read_text("utf-8", "replace").splitlines()[-n:])
+        except OSError:
+            return ""
+
+    def wait_healthy(self, timeout_s: float) -> float:
+        """Seconds from launch until ``/_stcore/health`` answers ``ok`` (polled every 50 ms)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self.proc.poll() is not None:
+                raise BenchError(
+                    f"{self.name}: the server exited ({self.proc.returncode}) during start-up; "
+                    f"its log ends:\n{self.log_tail()}"
+                )
+            with contextlib.suppress(OSError):
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
+                    if r.read().strip() == b"ok":
+                        t = time.perf_counter() - self.launched
+                        self._note_groups()
+                        return t
+            if time.monotonic() > deadline:
+                raise BenchError(
+                    f"{self.name}: not healthy {timeout_s:.0f} s after launch; its log ends:\n"
+                    f"{self.log_tail()}"
+                )
+            time.sleep(0.05)
+
+    def _note_groups(self) -> None:
+        """Remember the process groups of everything the server started: ``clustlens
+        dashboard`` runs streamlit in a process group (and session) of its own."""
+        for pid in _descendants(self.proc.pid):
+            with contextlib.suppress(ProcessLookupError):
+                self.groups.add(os.getpgid(pid))
+
+    def stop(self) -> None:
+        """SIGTERM the launcher's group (``clustlens dashboard`` passes it on and reaps its
+        server), wait, then SIGKILL every process group and descendant that is left."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self._note_groups()
+            left = _descendants(self.proc.pid)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                pass
+        else:
+            left = set()
+        for g in self.groups:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(g, signal.SIGKILL)
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(5)
+        deadline = time.monotonic() + 5
+        while True:  # SIGKILLed processes take a moment to go
+            stray = [p for p, (_pp, g, _s) in _proc_table().items() if g in self.groups]
+            if not stray or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        if stray:
+            print(f"warning: {self.name}: processes left after stopping: {stray}", flush=True)
+        self.proc = None
+
+
+def make_server(app: str, log_dir: Path, repeat: int) -> Server:
+    port = _free_port()
+    env = dict(USER_ENV, PYTHONUNBUFFERED="1", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    log = log_dir / f"{app}_server_{repeat}.log"
+    if app == "clustlens":
+        cmd = [sys.executable, "-m", "dashboard.cli", "dashboard", "--port", str(port)]
+        return Server(app, cmd, ROOT, log, env, port)
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(MINIMAL_APP), "--server.headless=true",
+        "--server.address=127.0.0.1", f"--server.port={port}",
+        "--browser.gatherUsageStats=false", "--runner.magicEnabled=false",
+    ]  # fmt: skip
+    return Server(app, cmd, ROOT, log, env, port)
+
+
+# ------------------------------------------------------------------------------------ browser
+def _state(page) -> str:
+    """What the page shows, for a timeout message."""
+    with contextlib.suppress(Exception):
+        return page.evaluate(
+            """() => { const a = document.querySelector('[data-testid="stApp"]');
+              const w = document.querySelector('[data-testid="stStatusWidget"]');
+              const h = document.querySelector('[data-testid="stMain"] h1');
+              return JSON.stringify({url: location.href, h1: h && h.innerText,
+                connection: a && a.getAttribute('data-test-connection-state'),
+                script: a && a.getAttribute('data-test-script-state'),
+                status: w ? w.innerText : null,
+                stale: document.querySelectorAll('[data-stale="true"]').length,
+                skeleton: !!document.querySelector('[data-testid="stSkeleton"]'),
+                charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+                drawn: document.querySelectorAll('.js-plotly-plot .main-svg').length,
+                exceptions: document.querySelectorAll('[data-testid="stException"]').length});
+            }"""
+        )
+    return "unknown"
+
+
+def _wait(page, what: str, js: str, arg, timeout_s: float) -> None:
+    from playwright.sync_api import TimeoutError as PwTimeout
+
+    try:
+        page.wait_for_function(js, arg=arg, timeout=timeout_s * 1000, polling=50)
+    except PwTimeout:
+        raise BenchError(f"timed out after {timeout_s:.0f} s waiting for {what}; page: "
+                         f"{_state(page)}") from None  # fmt: skip
+
+
+def _appear(page, locator, what: str, timeout_s: float) -> None:
+    from playwright.sync_api import TimeoutError as PwTimeout
+
+    try:
+        locator.wait_for(state="visible", timeout=timeout_s * 1000)
+    except PwTimeout:
+        raise BenchError(f"timed out after {timeout_s:.0f} s waiting for {what}; page: "
+                         f"{_state(page)}") from None  # fmt: skip
+
+
+def wait_idle(page, what: str, timeout_s: float, need: str | None = None) -> None:
+    _wait(page, f"{what}: script done", _IDLE_JS, need, timeout_s)
+
+
+def wait_drawn(page, what: str, timeout_s: float) -> None:
+    _wait(page, f"{what}: charts drawn", _DRAWN_JS, MAIN, timeout_s)
+
+
+def problems_on(page, what: str) -> list[str]:
+    n = page.locator('[data-testid="stException"]').count()
+    errors = page.locator(f'{MAIN} [data-testid="stAlertContentError"]')
+    out = [f"{what}: {n} exception element(s)"] if n else []
+    out += [f"{what}: error shown: {t[:160]!r}" for t in errors.all_inner_texts()]
+    return out
+
+
+def nav_titles(page) -> list[str]:
+    links = page.get_by_test_id("stSidebarNavLink").get_by_test_id("stMarkdownContainer")
+    return [t.strip() for t in links.all_inner_texts()]
+
+
+def visit(
+    page, title: str, timeout_s: float, shown_js: str | None = None
+) -> tuple[float, float | None]:
+    """Click ``title`` in the sidebar navigation: seconds until the rerun that follows has
+    finished and every shown chart and dataframe is drawn; and, with ``shown_js`` (a page
+    predicate), seconds until it holds (the page may go on after it)."""
+    link = page.get_by_test_id("stSidebarNavLink").filter(
+        has=page.get_by_test_id("stMarkdownContainer").get_by_text(title, exact=True)
+    )
+    page.evaluate(_ARM_JS)
+    t0 = time.perf_counter()
+    link.click(timeout=timeout_s * 1000)
+    shown = None
+    if shown_js is not None:
+        _wait(page, f"{title}: the comparison table drawn", shown_js, None, timeout_s)
+        shown = time.perf_counter() - t0
+    _wait(page, f"{title} to be the current page", _CURRENT_JS, title, timeout_s)
+    wait_idle(page, title, timeout_s, "visit")
+    wait_drawn(page, title, timeout_s)
+    return time.perf_counter() - t0, shown
+
+
+def screenshot(page, path: Path) -> None:
+    """The whole page (Streamlit scrolls inside stMain: grow the viewport to its content)."""
+    height = min(int(page.evaluate(_HEIGHT_JS)), 12_000)
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], height)})
+    try:
+        page.wait_for_timeout(500)  # charts re-laid out to the new size
+        page.screenshot(path=str(path), full_page=True)
+    finally:
+        page.set_viewport_size(dict(VIEWPORT))
+
+
+@contextlib.contextmanager
+def fresh_page(browser, timeout_s: float) -> Iterator[object]:
+    """A page in a new 1400 x 900 context (nothing cached), uncaught errors noted."""
+    context = browser.new_context(viewport=dict(VIEWPORT))
+    context.set_default_timeout(timeout_s * 1000)
+    context.add_init_script(_INIT_JS)
+    page = context.new_page()
+    page.js_errors = []
+    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def cold_start(page, server: Server, timeout_s: float) -> dict[str, float]:
+    """Launch -> healthy -> page loaded -> script done -> charts drawn (seconds from launch)."""
+    server.start()
+    t = {"health": server.wait_healthy(timeout_s)}
+    t_goto = time.perf_counter()
+    page.goto(server.url, wait_until="commit", timeout=timeout_s * 1000)
+    wait_idle(page, f"{server.name} first page", timeout_s)
+    t["script done (seen)"] = time.perf_counter() - server.launched
+    wait_drawn(page, f"{server.name} first page", timeout_s)
+    t["drawn"] = time.perf_counter() - server.launched
+    marks = page.evaluate("() => window.__bench || {}")
+    offset = t_goto - server.launched
+    for key, label in (("connected", "connected"), ("run", "script started"),
+                       ("done", "script done")):  # fmt: skip
+        if key in marks:
+            t[label] = offset + marks[key] / 1000
+    return t
+
+
+# -------------------------------------------------------------------------- in-process compute
+_WARM: set[str] = set()
+
+
+def _threads_as_the_server() -> None:
+    """The in-process compute gets the server's thread settings (``clustlens dashboard`` runs
+    it with one BLAS thread: ``dashboard.cli._serve.server_env``); call before numpy loads."""
+    try:
+        from dashboard.cli._serve import server_env
+    except ImportError:  # an older dashboard: its server inherits ours, as this process does
+        return
+    env = server_env(argparse.Namespace(session_memory=None, server_memory=None), {})
+    if "numpy" in sys.modules:
+        print("warning: numpy loaded before the BLAS thread settings were applied", flush=True)
+    for var, value in env.items():
+        if var.endswith("_NUM_THREADS"):
+            os.environ[var] = value
+
+
+def _quiet_streamlit() -> None:
+    """Streamlit's caches outside a server warn on every call ("No runtime found")."""
+    warnings.filterwarnings("ignore")
+    import streamlit  # noqa: F401  (creates its loggers)
+
+    for name in list(logging.root.manager.loggerDict):
+        if name.startswith("streamlit"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def sweep_compute() -> float:
+    """What "Run sweep" computes with the page's defaults: every setting of the first model's
+    default grid on the synthetic defaults (``sweep_job.advance``, its caches cleared)."""
+    _quiet_streamlit()
+    from dashboard.compute import sweep as cs
+    from dashboard.compute import sweep_job as job
+
+    data = cs.synthetic(**cs.SYNTHETIC_DEFAULTS)  # drawn by the page's first visit already
+    model = next(iter(cs.models()))
+    grid = cs.parse_grid(model, cs.default_spec(model))
+    run = {
+        "kind": "model", "demo": False, "data": data, "model": model, "grid": grid,
+        "seed": 0, "n_clusters": data.n_classes, "rows": {}, "status": "running",
+        "seconds": 0.0, "errors": [],
+    }  # fmt: skip
+    if "sweep" not in _WARM:  # the server imported the model code on the page's first visit
+        cs.run_setting(data, model, grid.settings[0], seed=0, n_clusters=data.n_classes)
+        _WARM.add("sweep")
+    cs._setting.clear()
+    cs._setting_full.clear()
+    t0 = time.perf_counter()
+    outcome = job.advance(run, math.inf)
+    seconds = time.perf_counter() - t0
+    if outcome != "done" or run["errors"]:
+        raise BenchError(f"in-process sweep: {outcome}, errors {run['errors']}")
+    return seconds
+
+
+def multiview_compute() -> float:
+    """What "Run comparison" computes on the demo: ``compute.multiview.protocol`` with the
+    page's defaults (3 runs, quick k-NN sizes, chosen against the truth), uncached as the page
+    runs it (with a progress callback)."""
+    _quiet_streamlit()
+    import metrics_core.multiview  # noqa: F401  (imported by the page's first visit)
+    from dashboard.compute import multiview as cm
+    from dashboard.views.multiview import DEFAULT_PARAMS, KNN_CHOICES
+
+    data = cm.hw(cm.HW_DEFAULT_N, 0)  # loaded by the page's first visit already
+    t0 = time.perf_counter()
+    cm.protocol(data, runs=3, params=DEFAULT_PARAMS, knn=KNN_CHOICES["quick"][1],
+                selection="truth", progress=lambda _msg: None)  # fmt: skip
+    return time.perf_counter() - t0
+
+
+# ------------------------------------------------------------------------------------ actions
+def run_sweep(page, timeout_s: float) -> float:
+    """Sweep's "Run sweep" with the form's defaults: click -> every setting done and drawn."""
+    box = page.get_by_test_id("stExpander").filter(has_text="Data and model").first
+    if not box.locator("details[open]").count() and box.locator("details").count():
+        box.locator("summary").first.click()
+    button = page.locator(".st-key-sw_run button").first
+    _appear(page, button, "the Run sweep button", timeout_s)
+    page.evaluate(_ARM_JS)
+    t0 = time.perf_counter()
+    button.click()
+    done = page.locator(MAIN).get_by_text("settings finished in", exact=False).first
+    _appear(page, done, "Run sweep: 'N of N settings finished'", timeout_s)
+    wait_idle(page, "Run sweep", timeout_s, "armed")
+    wait_drawn(page, "Run sweep", timeout_s)
+    return time.perf_counter() - t0
+
+
+def run_comparison(page, timeout_s: float) -> float:
+    """Multi-view's "Run comparison" with its defaults: click -> table drawn, run finished."""
+    button = page.locator(".st-key-mv_proto_run button").first
+    _appear(page, button, "the Run comparison button", timeout_s)
+    page.evaluate(_ARM_JS)
+    t0 = time.perf_counter()
+    button.click()
+    # the Stop button shows while (and after) the comparison is computed for this session
+    _appear(
+        page, page.locator(".st-key-mv_proto_stop button").first, "Run comparison's Stop", timeout_s
+    )
+    wait_idle(page, "Run comparison", timeout_s, "armed")
+    wait_drawn(page, "Run comparison", timeout_s)
+    _wait(page, "Run comparison: the table drawn", _MV_TABLE_JS, None, timeout_s)
+    return time.perf_counter() - t0
+
+
+# ------------------------------------------------------------------------------------ one run
+@dataclass
+class Results:
+    times: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def add(self, app: str, what: str, seconds: float) -> None:
+        self.times.setdefault((app, what), []).append(seconds)
+
+    def get(self, app: str, what: str) -> list[float]:
+        return self.times.get((app, what), [])
+
+
+def one_app(browser, app: str, rep: int, out: Path, res: Results, args, shots: bool) -> None:
+    server = make_server(app, out, rep)
+    try:
+        with fresh_page(browser, args.timeout) as page:
+            for k, v in cold_start(page, server, args.timeout).items():
+                res.add(app, f"cold: {k}", v)
+            titles = nav_titles(page)
+            res.problems += problems_on(page, f"{app} {titles[0]} (cold)")
+            for title in titles[1:]:
+                table = _MV_TABLE_JS if app == "clustlens" and title == "Multi-view" else None
+                seconds, shown = visit(page, title, args.timeout, table)
+                res.add(app, f"first visit: {title}", seconds)
+                if shown is not None:
+                    res.add(app, "shown: comparison table", shown)
+                res.problems += problems_on(page, f"{app} {title}")
+            for title in titles:
+                res.add(app, f"cached visit: {title}", visit(page, title, args.timeout)[0])
+            if app == "clustlens":
+                if shots:
+                    for i, title in enumerate(titles):
+                        visit(page, title, args.timeout)
+                        screenshot(page, out / f"{i + 1:02d}_{_slug(title)}.png")
+                visit(page, "Sweep", args.timeout)
+                res.add(app, "action: Run sweep", run_sweep(page, args.timeout))
+                res.problems += problems_on(page, f"{app} Sweep after Run sweep")
+                if shots:
+                    screenshot(page, out / "20_sweep_after_run_sweep.png")
+                visit(page, "Multi-view", args.timeout)
+                res.add(app, "action: Run comparison", run_comparison(page, args.timeout))
+                res.problems += problems_on(page, f"{app} Multi-view after Run comparison")
+                if shots:
+                    screenshot(page, out / "21_multiview_after_run_comparison.png")
+            if page.js_errors:
+                res.problems.append(f"{app}: uncaught page errors: {page.js_errors[:3]}")
+    finally:
+        server.stop()
+    if app == "clustlens":  # in this process, with no server running
+        res.add("compute", "action: Run sweep", sweep_compute())
+        res.add("compute", "action: Run comparison", multiview_compute())
+
+
+def _slug(title: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in title.lower()).strip("_")
+
+
+# ------------------------------------------------------------------------------------- table
+def _med(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else math.nan
+
+
+def _best(xs: list[float]) -> float:
+    return min(xs) if xs else math.nan
+
+
+def _fmt(x: float, unit: str = "") -> str:
+    return "—" if x is None or math.isnan(x) else f"{x:.2f}{unit}"
+
+
+def table(res: Results, titles: list[str]) -> list[list[str]]:
+    rows: list[list[str]] = []
+
+    def ratio_row(what: str, goal: float | None, label: str | None = None) -> None:
+        a, b = res.get("clustlens", what), res.get("minimal", what)
+        r_med, r_best = _med(a) / _med(b), _best(a) / _best(b)
+        if goal is None:
+            verdict, goal_s = "", ""
+        else:
+            verdict, goal_s = ("met" if r_med <= goal else "NOT met"), f"≤ {goal:g}×"
+        rows.append([label or what, _fmt(_med(a)), _fmt(_best(a)), _fmt(_med(b)),
+                     _fmt(r_med, "×"), _fmt(r_best, "×"), goal_s, verdict])  # fmt: skip
+
+    ratio_row("cold: health", None, "cold start: server healthy (from launch)")
+    ratio_row("cold: connected", None, "cold start: websocket connected")
+    ratio_row("cold: script started", None, "cold start: first script run started")
+    ratio_row("cold: script done", None, "cold start: first script run done")
+    ratio_row("cold: drawn", GOAL_COLD, "cold start: first page fully rendered")
+    for title in titles[1:]:
+        ratio_row(f"first visit: {title}", GOAL_FIRST)
+    for title in titles:
+        ratio_row(f"cached visit: {title}", GOAL_CACHED)
+    for what in ("action: Run sweep", "action: Run comparison"):
+        a, c = res.get("clustlens", what), res.get("compute", what)
+        over = [x - y for x, y in zip(a, c, strict=False)]
+        ok = _med(over) <= GOAL_OVERHEAD_S
+        rows.append([f"{what}: click → drawn", _fmt(_med(a)), _fmt(_best(a)),
+                     _fmt(_med(c)) + " (c)", _fmt(_med(a) / _med(c), "×"),
+                     _fmt(_best(a) / _best(c), "×"), "", ""])  # fmt: skip
+        rows.append([f"{what}: overhead = action − compute", _fmt(_med(over)),
+                     _fmt(_best(over)), "", "", "", f"≤ {GOAL_OVERHEAD_S:g} s",
+                     "met" if ok else "NOT met"])  # fmt: skip
+    a = res.get("clustlens", "shown: comparison table")
+    b = res.get("minimal", "first visit: Multi-view")
+    rows.append(
+        [
+            "Multi-view first visit: link → comparison table drawn",
+            _fmt(_med(a)),
+            _fmt(_best(a)),
+            _fmt(_med(b)),
+            _fmt(_med(a) / _med(b), "×"),
+            _fmt(_best(a) / _best(b), "×"),
+            f"≤ {GOAL_SHOWN_S:g} s",
+            "met" if _med(a) <= GOAL_SHOWN_S else "NOT met",
+        ]
+    )
+    return rows
+
+
+def print_table(rows: list[list[str]]) -> None:
+    head = ["measurement", "clustlens s", "best", "minimal s", "ratio", "best ratio", "goal",
+            "result"]  # fmt: skip
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    line = lambda r: " | ".join(  # noqa: E731
+        c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+    )
+    print(line(head))
+    print("-+-".join("-" * w for w in widths))
+    for r in rows:
+        print(line(r))
+
+
+# -------------------------------------------------------------------------------------- main
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3, help="runs of each app (median shown)")
+    ap.add_argument("--timeout", type=float, default=180.0, help="seconds per step")
+    ap.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="after a failed repeat, go on with the others (default: stop, print what was timed)",
+    )
+    args = ap.parse_args()
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        print("Debian's chromium is not on PATH (apt-get install chromium)", file=sys.stderr)
+        return 2
+    try:
+        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("the playwright Python package is not installed", file=sys.stderr)
+        return 2
+    _threads_as_the_server()
+    # a SIGTERM (or Ctrl-C) still runs every `finally`: the servers are stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    out = Path(tempfile.mkdtemp(prefix="clustlens_bench_browser_"))
+    res = Results()
+    titles: list[str] = []
+    failed = False
+    print(f"{args.repeats} repeats per app, alternating; logs and screenshots in {out}",
+          flush=True)  # fmt: skip
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            for rep in range(args.repeats):
+                if failed and not args.keep_going:
+                    break
+                for app in ("clustlens", "minimal") if rep % 2 == 0 else ("minimal", "clustlens"):
+                    if failed and not args.keep_going:
+                        break
+                    t0 = time.perf_counter()
+                    try:
+                        one_app(browser, app, rep, out, res, args, shots=rep == args.repeats - 1)
+                    except (BenchError, PlaywrightError) as exc:
+                        res.problems.append(f"{app} repeat {rep + 1} failed: {exc}")
+                        print(f"  repeat {rep + 1} {app} FAILED: {exc}", flush=True)
+                        failed = True
+                    drawn = res.get(app, "cold: drawn")
+                    print(f"  repeat {rep + 1} {app}: {time.perf_counter() - t0:.0f} s "
+                          f"(cold start {_fmt(drawn[-1] if drawn else math.nan)} s)",
+                          flush=True)  # fmt: skip
+                if not titles:
+                    titles = [
+                        what.split(": ", 1)[1]
+                        for who, what in res.times
+                        if who == "clustlens" and what.startswith("cached visit: ")
+                    ]
+        finally:
+            browser.close()
+    want = [t for _f, t, _i, _u in _dashboard_pages()]
+    if titles != want:
+        res.problems.append(f"navigation titles {titles} differ from dashboard PAGES {want}")
+    print()
+    print("clustlens = `python -m dashboard.cli dashboard`; minimal = minimal_app/app.py; "
+          "(c) = the same compute in this process; seconds are medians over repeats")  # fmt: skip
+    print_table(table(res, titles or want))
+    print()
+    for k, v in sorted(res.times.items()):
+        if k[1].startswith("cold") or k[1].startswith("action") or k[1].startswith("shown"):
+            print(f"  {k[0]:9} {k[1]:40} {' '.join(f'{x:6.2f}' for x in v)}")
+    if res.problems:
+        print("\nproblems seen:")
+        for pr in dict.fromkeys(res.problems):
+            print(f"  - {pr}")
+    print(f"\nscreenshots and server logs: {out}")
+    return 1 if failed else 0
+
+
+def _dashboard_pages() -> list[tuple[str, str, str, str]]:
+    import ast
+
+    tree = ast.parse((ROOT / "dashboard" / "app.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "PAGES":
+            return [e for entries in ast.literal_eval(node.value).values() for e in entries]
+    return []
+
+
+if __name__ == "__main__":
+    sys.exit(main())
