@@ -245,3 +245,24 @@ def test_worker_killed_mid_upload_in_the_dashboard_keeps_the_session(monkeypatch
     at.run()
     assert not at.exception
     assert at.session_state["clustlens"].coef.name == "good.npy"
+
+
+def test_the_worker_is_warmed_once_per_process_not_on_every_rerun(monkeypatch):
+    """The app calls warm_up_worker after every script run; only the first may start the fork
+    server (each call used to spawn a parse child 3 s later, competing with the next page)."""
+    import threading
+
+    import dashboard.inputs._build as build
+
+    started = []
+    monkeypatch.setattr(build, "_warm_up_started", False)
+    monkeypatch.setattr(threading, "Thread", lambda **kw: started.append(kw) or _NoThread())
+    assert build.warm_up_worker() is True
+    assert build.warm_up_worker() is False
+    assert build.warm_up_worker() is False
+    assert len(started) == 1
+
+
+class _NoThread:
+    def start(self) -> None:
+        pass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -347,10 +348,21 @@ def load_hw_demo() -> tuple[Input, Input, Input, Input, tuple[int, int]]:
     return (*_hw_demo(), make_demo.HW_IMAGE_SHAPE)
 
 
+_warm_up_started = False
+_WARM_UP_LOCK = threading.Lock()
+
+
 def warm_up_worker() -> bool:
     """Start the upload worker's fork server in the background, once per process, so the
-    first upload does not wait for it (and the first page does not either)."""
-    import threading
+    first upload does not wait for it (and the first page does not either).
+
+    Returns whether this call started it (the app calls it after every script run: once the
+    server runs, each later call is free; it used to spawn a parse child on every rerun)."""
+    global _warm_up_started
+    with _WARM_UP_LOCK:
+        if _warm_up_started:
+            return False
+        _warm_up_started = True
 
     def _go() -> None:
         import time
