@@ -354,7 +354,8 @@ _WARM_UP_LOCK = threading.Lock()
 
 def warm_up_worker() -> bool:
     """Start the upload worker's fork server in the background, once per process, so the
-    first upload does not wait for it (and the first page does not either).
+    first upload does not wait for it (and the first page does not either); then import
+    scikit-learn's k-means for the first sweep or comparison.
 
     Returns whether this call started it (the app calls it after every script run: once the
     server runs, each later call is free; it used to spawn a parse child on every rerun)."""
@@ -373,6 +374,12 @@ def warm_up_worker() -> bool:
 
             warm_up()
         except Exception:  # the first real upload will report any problem
+            pass
+        try:
+            # k-means for every spectral clustering (Sweep's runs, the multi-view baselines):
+            # scikit-learn's import took 2-5 s of a busy server's first "Run sweep"
+            import sklearn.cluster  # noqa: F401
+        except Exception:  # the first run imports it again and reports what is wrong
             pass
 
     threading.Thread(target=_go, name="clustlens-warm-up", daemon=True).start()
