@@ -163,6 +163,12 @@ def _shown(at, tab: int = 0) -> dict[str, str]:
     return {m.label: m.value for m in at.tabs[tab].metric}
 
 
+def _open_tab(at, label: str) -> None:
+    """Open a tab of the Learn page: only the open tab's content runs."""
+    at.session_state["learn_tab"] = label
+    at.run()
+
+
 def test_page_opens_on_the_seed_example(app):
     import json
 
@@ -211,6 +217,7 @@ def test_typing_a_table_recomputes_every_metric(app):
 
 
 def test_moving_points_updates_the_metrics(app):
+    _open_tab(app, "Move points")
     before = _shown(app, 1)
     assert before["ACC"] == "0.9000"  # three points of B start in A's cluster
     p = ls.point_set()
@@ -227,6 +234,7 @@ def test_moving_points_updates_the_metrics(app):
 
 
 def test_affinity_sliders_show_the_tradeoff(app):
+    _open_tab(app, "SRE / CONN")
     app.slider(key="learn_leak").set_value(0.3).run()
     app.slider(key="learn_density").set_value(0.0).run()
     shown = _shown(app, 3)
@@ -234,3 +242,13 @@ def test_affinity_sliders_show_the_tradeoff(app):
     assert shown["CONN min λ2 (higher is better)"] == "0.0000"
     app.slider(key="learn_density").set_value(1.0).run()
     assert float(_shown(app, 3)["CONN min λ2 (higher is better)"]) > 0.5
+
+
+def test_only_the_open_tab_is_computed(app):
+    """Tabs are lazy: a visit computes and draws the open tab only (it drew eight charts, most
+    hidden); picking another tab shows it, and its widgets work there."""
+    assert [len(t.children) > 0 for t in app.tabs] == [True, False, False, False, False]
+    for i, label in enumerate(["Move points", "Random labels", "SRE / CONN", "Questions"], 1):
+        _open_tab(app, label)
+        assert not app.exception
+        assert [len(t.children) > 0 for t in app.tabs] == [j == i for j in range(5)], label

@@ -39,6 +39,7 @@ from metrics_core.evaluation import column_label, metrics_latex  # noqa: E402
 from metrics_core.validation._errors import ClustlensInputError  # noqa: E402
 
 K_AVERAGE = "learn_average_method"  # the normaliser widget's key
+K_TAB = "learn_tab"  # the open tab (only its content runs)
 DEFAULT_SCENARIO = "seed"
 
 #: The metrics shown as cards and exported; their names come from the catalogue.
@@ -382,21 +383,27 @@ def _questions_tab() -> None:
             st.write(q.answer)
 
 
+#: The page's tabs, in order, and what draws each.
+TABS = {
+    "Contingency table": _table_tab,
+    "Move points": _points_tab,
+    "Random labels": _random_tab,
+    "SRE / CONN": _affinity_tab,
+    "Questions": lambda settings: _questions_tab(),
+}
+
+
 def render() -> None:
     _init()
     settings = presentation.current()
     st.title("Learn: why each metric moves")
-    tabs = st.tabs(["Contingency table", "Move points", "Random labels", "SRE / CONN", "Questions"])
-    with tabs[0]:
-        _table_tab(settings)
-    with tabs[1]:
-        _points_tab(settings)
-    with tabs[2]:
-        _random_tab(settings)
-    with tabs[3]:
-        _affinity_tab(settings)
-    with tabs[4]:
-        _questions_tab()
+    # Only the open tab is computed and drawn (a rerun when another is picked): with every tab
+    # built at once, a visit drew eight charts, most of them hidden.
+    tabs = st.tabs(list(TABS), key=K_TAB, on_change="rerun")
+    for tab, draw in zip(tabs, TABS.values(), strict=True):
+        if tab.open:
+            with tab:
+                draw(settings)
 
 
 if __name__ == "__main__":

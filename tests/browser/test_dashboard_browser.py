@@ -106,9 +106,15 @@ def open_tab(page, label: str) -> float:
         "tab", name=label, exact=True
     )
     t0 = time.perf_counter()
-    tab.click()
+    with expect_rerun(page):  # tabs are lazy: the open tab's content comes with a rerun
+        tab.click()
     page.wait_for_function(
         """(el) => el.getAttribute('aria-selected') === 'true'""", arg=tab.element_handle()
+    )
+    page.wait_for_function(
+        """(scope) => [...document.querySelectorAll(scope + ' [role="tabpanel"]')].some(
+             (p) => !p.hidden && p.querySelector('[data-testid="stElementContainer"]'))""",
+        arg=MAIN,
     )
     wait_for_app_idle(page)
     wait_for_charts_drawn(page, MAIN)
