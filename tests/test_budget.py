@@ -79,6 +79,10 @@ def test_the_session_budget_refuses_with_what_is_held(monkeypatch) -> None:
 def test_the_server_budget_counts_every_live_session(monkeypatch) -> None:
     monkeypatch.setenv(budget.SESSION_ENV, "1GB")
     monkeypatch.setenv(budget.SERVER_ENV, "1MB")
+    # only this test's sessions: AppTest sessions of earlier tests may still be alive
+    import weakref
+
+    monkeypatch.setattr(budget, "_live", weakref.WeakValueDictionary())
     other = AppState()
     other.coef = inputs.from_array("coef", "their C", np.ones((200, 200)))  # 960 KB charged
     budget.register(other)

@@ -8,6 +8,7 @@ HW subset), so the page is useful at once. Every result is cached in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -267,7 +268,12 @@ def _stop_protocol() -> None:
     state.get().multiview.protocol = None
 
 
-def _protocol_section(s: state.AppState, data: cm.MVData, params: dict[str, Any]) -> None:
+def _protocol_section(
+    s: state.AppState, data: cm.MVData, params: dict[str, Any]
+) -> Callable[[], None] | None:
+    """The comparison's controls and table. What is at hand (the shipped table, a kept run) is
+    drawn now; a run still to compute is returned as a function drawing into its place, for the
+    caller to call once SSF's section is out (the page draws this section first, below SSF's)."""
     st.subheader("Method comparison (mean ± std over runs)")
     ui.note(
         "SSF against spectral clustering on each single view's k-NN graph, on the average "
@@ -317,27 +323,39 @@ def _protocol_section(s: state.AppState, data: cm.MVData, params: dict[str, Any]
     else:
         st.button("Stop", key="mv_proto_stop", on_click=_stop_protocol,
                   help="stops the comparison; the precomputed table comes back")  # fmt: skip
-        status = st.empty()
-
-        def progress(message: str) -> None:
-            status.caption(ui.md_escape(f"running: {message}"))
-
         key = repr((data.key, sorted(params.items()), sorted(cfg.items())))
         kept = s.multiview.result
         if kept is not None and kept[0] == key:
             out = kept[1]
         else:
-            with st.spinner(f"running the protocol ({cfg['runs']} runs) …"):
-                out = cm.protocol(
-                    data,
-                    runs=cfg["runs"],
-                    params=params,
-                    knn=KNN_CHOICES[cfg["knn"]][1],
-                    selection=cfg.get("selection", "truth"),
-                    progress=progress,
-                )
-            s.multiview.result = (key, out)
-        status.empty()
+            slot = st.container()
+
+            def run_later() -> None:
+                with slot:
+                    status = st.empty()
+
+                    def progress(message: str) -> None:
+                        status.caption(ui.md_escape(f"running: {message}"))
+
+                    with st.spinner(f"running the protocol ({cfg['runs']} runs) …"):
+                        done = cm.protocol(
+                            data,
+                            runs=cfg["runs"],
+                            params=params,
+                            knn=KNN_CHOICES[cfg["knn"]][1],
+                            selection=cfg.get("selection", "truth"),
+                            progress=progress,
+                        )
+                    s.multiview.result = (key, done)
+                    status.empty()
+                    _comparison_table(done)
+
+            return run_later
+    _comparison_table(out)
+    return None
+
+
+def _comparison_table(out: dict[str, Any]) -> None:
     ui.note(
         f"{mean_std_caption(out['runs'])} (seeds 0..{out['runs'] - 1}); k-NN sizes "
         f"{out['knn']}; F-measure = class-weighted best-match F-measure, pair F1 = "
@@ -381,11 +399,17 @@ def render() -> None:
         )
         for n in data.notes:
             ui.note(n)
-        with st.spinner("fitting SSF …"):
-            res = cm.ssf(data, **cfg["params"])
-        _ssf_section(data, res)
-        _open_section(s, data, res)
-        _protocol_section(s, data, cfg["params"])
+        # SSF's section stands above the comparison but is filled after it: the comparison at
+        # hand (the shipped table) reaches the browser at once instead of after SSF's figures
+        ssf_box = st.container()
+        run_comparison = _protocol_section(s, data, cfg["params"])
+        with ssf_box:
+            with st.spinner("fitting SSF …"):
+                res = cm.ssf(data, **cfg["params"])
+            _ssf_section(data, res)
+            _open_section(s, data, res)
+        if run_comparison is not None:
+            run_comparison()
 
 
 if __name__ == "__main__":
