@@ -107,6 +107,10 @@ REPORTS = ("min", "mean")
 
 # Dense C is processed in row chunks of about this many entries so |C| is never copied whole.
 _DENSE_CHUNK = 4_000_000
+# Sparse CONN builds W for runs of consecutive classes holding about this many stored entries
+# of C (a class larger than this is a run of its own): the run's W and its temporaries stay
+# ~10 MB however large C is, where one W for all classes doubled the peak memory.
+_CONN_GROUP_NNZ = 500_000
 
 # Function defaults; a preset replaces every argument left at its default.
 _SRE_DEFAULTS: dict[str, Any] = {
@@ -653,36 +657,56 @@ def _row_scale(c, normalize_rows: bool | str) -> np.ndarray | None:
     return 1.0 / norms
 
 
-def _block_diagonal_w(c: sp.csr_array, codes, counts, scale, affinity_scale, self_loops="keep"):
-    """W = s (A + Aᵀ) restricted to the class blocks, points permuted so classes are contiguous.
+def _class_group_ws(c: sp.csr_array, codes, counts, scale, affinity_scale, self_loops="keep"):
+    """Yield ``(first class, W's block-diagonal for a run of classes, block boundaries)``.
 
-    Only the in-class stored entries of C are kept (never all of |C| + |C|ᵀ); returns the
-    block-diagonal CSR matrix and the block boundaries.
+    W = s (A + Aᵀ) restricted to each class, points permuted so classes are contiguous. Built
+    a run of consecutive classes at a time (about ``_CONN_GROUP_NNZ`` in-class entries each),
+    straight from C's rows of those classes: only their in-class entries are kept, and each
+    run is symmetrised on its own, so neither |C| + |C|ᵀ nor all of W is ever held at once.
     """
     n = codes.shape[0]
     order = np.argsort(codes, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(counts)])
-    rows = _csr_rows(c)
-    cols = c.indices
-    keep = codes[rows] == codes[cols]
-    if self_loops == "drop":
-        keep &= rows != cols
-    r, q = rows[keep], cols[keep]
-    vals = np.abs(c.data[keep])
-    if scale is not None:
-        vals = vals * scale[r]
-    vals = vals * affinity_scale
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
     pos = np.empty(n, dtype=np.intp)
     pos[order] = np.arange(n)
-    pr, pq = pos[r], pos[q]
-    w = sp.coo_array(
-        (np.concatenate([vals, vals]), (np.concatenate([pr, pq]), np.concatenate([pq, pr]))),
-        shape=(n, n),
-    ).tocsr()
-    w.sum_duplicates()
-    # Stored zeros (explicit zeros in C, or entries that cancel) are not edges.
-    w.eliminate_zeros()
-    return w, starts
+    row_nnz = np.diff(c.indptr)[order]
+    # Stored entries per class (an upper bound of its in-class entries) sets the runs.
+    class_nnz = np.add.reduceat(row_nnz, starts[:-1]) if n else np.zeros(0, dtype=np.intp)
+    class_nnz[counts == 0] = 0
+    k0 = 0
+    n_classes = counts.size
+    while k0 < n_classes:
+        k1, total = k0 + 1, class_nnz[k0]
+        while k1 < n_classes and total + class_nnz[k1] <= _CONN_GROUP_NNZ:
+            total += class_nnz[k1]
+            k1 += 1
+        s0, s1 = starts[k0], starts[k1]
+        rows = order[s0:s1]
+        sub = c[rows]  # the run's rows, in class order (one C++ row gather)
+        nnz = np.diff(sub.indptr)
+        cols = pos[sub.indices]
+        local_row = np.repeat(np.arange(s0, s1), nnz)
+        # An entry is in-class when its column lies in its row's class range.
+        row_class_end = np.repeat(np.repeat(starts[k0 + 1 : k1 + 1], counts[k0:k1]), nnz)
+        row_class_start = np.repeat(np.repeat(starts[k0:k1], counts[k0:k1]), nnz)
+        keep = (cols >= row_class_start) & (cols < row_class_end) & (sub.data != 0)
+        del row_class_start, row_class_end
+        if self_loops == "drop":
+            keep &= cols != local_row
+        vals = np.abs(sub.data[keep])
+        if scale is not None:
+            vals *= np.repeat(scale[rows], nnz)[keep]
+        vals *= affinity_scale
+        kept = np.concatenate([[0], np.cumsum(keep)])
+        indptr = kept[sub.indptr]
+        m = int(s1 - s0)
+        a = sp.csr_array((vals, (cols[keep] - s0).astype(np.int32), indptr), shape=(m, m))
+        del sub, cols, local_row, keep
+        # A + Aᵀ in C++ (sums coincident entries, drops exact zeros).
+        w = sp.csr_array(a + a.T)
+        yield k0, w, starts[k0 : k1 + 1] - s0
+        k0 = k1
 
 
 def _dense_class_blocks(c: np.ndarray, codes, counts, scale, affinity_scale, self_loops="keep"):
@@ -816,8 +840,13 @@ def _conn(c, codes, classes, counts, conv, spec, method, dense_max, scale=None) 
     solver = {"laplacian": conv["laplacian"], "method": method, "zero_tol": conv["zero_tol"]}
     loops = conv.get("self_loops", "keep")
     if sp.issparse(c):
-        w, starts = _block_diagonal_w(c, codes, counts, scale, conv["affinity_scale"], loops)
-        values, paths = lambda2_block_diagonal(w, starts, dense_max=dense_max, **solver)
+        values = np.full(k_classes, np.nan)
+        paths = ["singleton"] * k_classes
+        runs = _class_group_ws(c, codes, counts, scale, conv["affinity_scale"], loops)
+        for k0, w, starts in runs:
+            vals, run_paths = lambda2_block_diagonal(w, starts, dense_max=dense_max, **solver)
+            values[k0 : k0 + vals.size] = vals
+            paths[k0 : k0 + vals.size] = run_paths
     else:
         values = np.full(k_classes, np.nan)
         paths = ["singleton"] * k_classes

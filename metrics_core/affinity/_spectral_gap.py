@@ -68,6 +68,27 @@ LANCZOS_MAX_STEPS = 300
 # quadratic error bound residual² / gap <= QUAD_TOL.
 BATCH_TOL = 1e-7
 QUAD_TOL = 1e-14
+# Convergence checks of the batched Lanczos (each a small tridiagonal eigenproblem, ~150 µs
+# per block; checking every 8 steps cost 2.1 s of 21 s at N = 1e6): the first at step
+# CHECK_FIRST, the second CHECK_RETRY steps later, then at CHECK_SAFETY times the distance to
+# the step where the residual, extrapolated geometrically from the last two checks, passes
+# the test (Lanczos convergence speeds up, so a full extrapolation would overshoot), at most
+# CHECK_EVERY steps ahead. About 5 checks per expander-like block of ~1000 points (which
+# converge in 80-125 steps) instead of 12, for a step or two of overshoot.
+CHECK_FIRST = 16
+CHECK_RETRY = 8
+CHECK_SAFETY = 0.7
+CHECK_EVERY = 32
+COMPACT_SHARE = 0.25
+# Blocks that take the batched Lanczos path run in groups of about this many stored entries:
+# the group's matrix (12 bytes an entry) and its ~8 work vectors then stay in a 2-core
+# machine's caches, and a group stops as soon as its own blocks have converged.
+LANCZOS_GROUP_NNZ = 600_000
+# Dense blocks are stacked by size (padded to a multiple of 8) into batched eigvalsh calls of
+# at most DENSE_BATCH_ENTRIES floats; blocks above DENSE_BATCH_MAX (only reached with
+# method="dense") are solved one by one, asking LAPACK for the two smallest eigenvalues only.
+DENSE_BATCH_MAX = 256
+DENSE_BATCH_ENTRIES = 4_000_000
 # Sparse blocks whose mean number of stored entries per row is at most this go straight to
 # shift-invert: such blocks (rings, paths, grids, chains of small clusters) are where λ2 is tiny,
 # and their LU factors stay sparse.
@@ -233,6 +254,45 @@ def _segment_sum(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.add.reduceat(x, starts[:-1]) if x.size else np.zeros(starts.size - 1)
 
 
+def _take_blocks(
+    w: sp.csr_array, starts: np.ndarray, keep: np.ndarray, pad: int | None = None
+) -> tuple[sp.csr_array, np.ndarray, np.ndarray]:
+    """The diagonal blocks ``keep`` (block indices, increasing) of a block-diagonal CSR ``w``.
+
+    Returns the block-diagonal sub-matrix, its block boundaries and the kept rows of ``w``.
+    Each kept block is a contiguous run of rows and of stored entries, all inside the block,
+    so this is one slice copy per block plus a shift of its column indices (no search, no
+    sort). With ``pad``, block ``i`` is placed at rows and columns ``i * pad`` onwards and
+    followed by empty rows up to ``(i + 1) * pad`` (``pad`` >= every kept block's size).
+    """
+    keep = np.asarray(keep, dtype=np.intp)
+    sizes = np.diff(starts)[keep]
+    if pad is None:
+        new_starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    else:
+        new_starts = np.arange(keep.size + 1, dtype=np.intp) * pad
+    lo, hi = starts[keep], starts[keep + 1]
+    p0, p1 = w.indptr[lo], w.indptr[hi]
+    offsets = np.concatenate([[0], np.cumsum(p1 - p0)])
+    data = np.concatenate([w.data[a:b] for a, b in zip(p0, p1, strict=True)])
+    indices = np.concatenate(
+        [w.indices[a:b] - (s - t) for a, b, s, t in zip(p0, p1, lo, new_starts[:-1], strict=True)]
+    )
+    tails = new_starts[1:] - new_starts[:-1] - sizes  # empty padding rows after each block
+    pieces = zip(lo, hi, p0, offsets[:-1], offsets[1:], tails, strict=True)
+    indptr = np.concatenate(
+        [[0]]
+        + [
+            np.concatenate([w.indptr[s + 1 : e + 1] - a + o, np.full(t, o_end)])
+            for s, e, a, o, o_end, t in pieces
+        ]
+    ).astype(w.indptr.dtype)
+    rows = np.concatenate([np.arange(s, e) for s, e in zip(lo, hi, strict=True)])
+    n = int(new_starts[-1])
+    sub = sp.csr_array((data, indices.astype(w.indices.dtype), indptr), shape=(n, n))
+    return sub, new_starts, rows
+
+
 def batched_lanczos(
     w: sp.csr_array,
     starts: np.ndarray,
@@ -244,13 +304,22 @@ def batched_lanczos(
     r"""λ2 of every diagonal block of a block-diagonal ``w`` by one simultaneous Lanczos run.
 
     Runs plain (unrestarted) Lanczos on the deflated, shifted operator of every block at once:
-    one sparse product with the whole block-diagonal matrix per step, per-block inner products
-    by segment sums. Only the largest Ritz value of each block's tridiagonal matrix is needed;
-    loss of orthogonality in plain Lanczos only adds copies of converged Ritz values, never a
-    wrong extreme one, so no reorthogonalisation is done. A block has converged when the
-    residual bound ``r = β_j |u_j|`` of its top Ritz pair is <= ``tol² · θ1``, or when
-    ``r <= tol · θ1`` and ``r² / gap <= QUAD_TOL`` (``gap`` = distance to the next Ritz value;
-    the eigenvalue error of a symmetric problem is at most ``r² / gap``).
+    one sparse product with the block-diagonal matrix of the blocks still running per step,
+    per-block inner products by segment sums. Only the largest Ritz value of each block's
+    tridiagonal matrix is needed; loss of orthogonality in plain Lanczos only adds copies of
+    converged Ritz values, never a wrong extreme one, so no reorthogonalisation is done. A block
+    has converged when the residual bound ``r = β_j |u_j|`` of its top Ritz pair is
+    <= ``tol² · θ1``, or when ``r <= tol · θ1`` and ``r² / gap <= QUAD_TOL`` (``gap`` = distance
+    to the next Ritz value; the eigenvalue error of a symmetric problem is at most
+    ``r² / gap``).
+
+    Cost control (all blocks need ~100 steps on expander-like classes, so the per-step work is
+    what matters): the deflation ``- θ1 v1 v1ᵀ`` is applied once per step as a projection of
+    the new vector (the iterate is kept orthogonal to ``v1``, so ``S q`` has no ``v1``
+    component beyond rounding, which the projection removes); a block's convergence is checked
+    at the step its residual is predicted to meet the test (geometric decay fitted to its last
+    two checks, at most ``CHECK_EVERY`` steps apart), not at every step; and blocks that have
+    converged leave the sparse product once they hold ``COMPACT_SHARE`` of its stored entries.
 
     Parameters
     ----------
@@ -270,81 +339,138 @@ def batched_lanczos(
     (values, converged) : (numpy.ndarray, numpy.ndarray of bool)
         λ2 per block (NaN where not converged).
     """
-    n = w.shape[0]
+    starts = np.asarray(starts, dtype=np.intp)
     sizes = np.diff(starts)
     nb = sizes.size
-    ids = np.repeat(np.arange(nb), sizes)
+    w = sp.csr_array(w)
     if laplacian == "normalized":
         v1 = np.sqrt(d)
         theta1 = np.full(nb, 2.0)
-        s = 1.0 / np.sqrt(d)
-        # M = D^-1/2 W D^-1/2 once, so each step is one sparse product.
-        m = w.copy()
-        m.data *= s[np.repeat(np.arange(n), np.diff(m.indptr))] * s[m.indices]
-
-        def apply_s(x: np.ndarray) -> np.ndarray:
-            return x + m @ x
-
+        s = 1.0 / v1
+        # M = D^-1/2 W D^-1/2 once, so each step is one sparse product (S = I + M).
+        m = sp.csr_array((w.data * s[w.indices], w.indices, w.indptr), shape=w.shape)
+        m.data *= np.repeat(s, np.diff(m.indptr))
     else:
-        v1 = np.ones(n)
+        v1 = np.ones(d.size)
         theta1 = 2.0 * np.maximum.reduceat(d, starts[:-1])
-        diag = theta1[ids] - d
+        m = w
+    # Vectors are (blocks, p) arrays, each block's entries first and zeros after: per-block
+    # inner products are row dot products (einsum), scalars broadcast per row, no segment
+    # sums and no gathers. Padded rows of the product matrix are empty, so they stay 0.
+    p = int(sizes.max())
+    pad = np.arange(p)[None, :] < sizes[:, None]
+    m = _take_blocks(m, starts, np.arange(nb), pad=p)[0]
 
-        def apply_s(x: np.ndarray) -> np.ndarray:
-            return diag * x + w @ x
+    def packed(x: np.ndarray) -> np.ndarray:
+        out = np.zeros((nb, p))
+        out[pad] = x
+        return out
 
-    v1 = v1 / np.sqrt(_segment_sum(v1 * v1, starts))[ids]
-    th = theta1[ids]
-
-    def apply_b(x: np.ndarray) -> np.ndarray:
-        return apply_s(x) - th * v1 * _segment_sum(v1 * x, starts)[ids]
-
-    rng = np.random.default_rng(0)
-    q = rng.standard_normal(n)
-    q -= v1 * _segment_sum(v1 * q, starts)[ids]
-    q /= np.sqrt(_segment_sum(q * q, starts))[ids]
-    q_prev = np.zeros(n)
+    v1 = packed(v1)
+    v1 /= np.sqrt(np.einsum("ij,ij->i", v1, v1))[:, None]
+    # S = c I - L = (c - D) + W with c = 2 max d per block (unnormalised); S = I + M.
+    diag = None if laplacian == "normalized" else packed(np.repeat(theta1, sizes) - d)
+    q = packed(np.random.default_rng(0).standard_normal(d.size))
+    q -= v1 * np.einsum("ij,ij->i", v1, q)[:, None]
+    q /= np.sqrt(np.einsum("ij,ij->i", q, q))[:, None]
+    q_prev = np.zeros_like(q)
     beta_prev = np.zeros(nb)
     alphas = np.zeros((max_steps, nb))
     betas = np.zeros((max_steps, nb))
     values = np.full(nb, np.nan)
     done = np.zeros(nb, dtype=bool)
+    # Check schedule per block: the next step to check and the last (step, log residual).
+    next_check = np.full(nb, CHECK_FIRST)
+    last_step = np.zeros(nb, dtype=np.intp)
+    last_log = np.full(nb, np.nan)
+    active = np.arange(nb)  # blocks in the current product, in order
+    nnz_block = np.diff(m.indptr[::p])
+    tmp = np.empty_like(q)
+    first_due = CHECK_FIRST
+    smallest = int(sizes.min())
     for j in range(max_steps):
-        x = apply_b(q) - beta_prev[ids] * q_prev
-        alpha = _segment_sum(q * x, starts)
-        x -= alpha[ids] * q
-        # Keep the iterate out of the deflated direction (B maps v1 to ~0 anyway).
-        x -= v1 * _segment_sum(v1 * x, starts)[ids]
-        beta = np.sqrt(_segment_sum(x * x, starts))
-        alphas[j], betas[j] = alpha, beta
         steps = j + 1
-        check = steps % 8 == 0 or steps == max_steps or np.any(~done & (steps == sizes - 1))
-        if check:
-            for b in np.flatnonzero(~done):
-                a_b = alphas[:steps, b]
-                e_b = betas[: steps - 1, b]
-                lo = max(steps - 2, 0)
-                vals, vecs = sla.eigh_tridiagonal(
-                    a_b, e_b, select="i", select_range=(lo, steps - 1)
-                )
-                top = vals[-1]
-                resid = betas[j, b] * abs(vecs[-1, -1])
-                # For a symmetric operator the Ritz value is within resid of an eigenvalue and,
-                # when the next Ritz value is `gap` below, within resid² / gap of it.
-                gap = top - vals[0] if vals.size > 1 else np.inf
+        x = (m @ q.ravel()).reshape(q.shape)
+        if diag is None:
+            x += q
+        else:
+            x += np.multiply(diag, q, out=tmp)
+        x -= np.multiply(q_prev, beta_prev[:, None], out=tmp)
+        alpha = np.einsum("ij,ij->i", q, x)
+        x -= np.multiply(q, alpha[:, None], out=tmp)
+        # Keep the iterate out of the deflated direction (S maps v1 to θ1 v1).
+        x -= np.multiply(v1, np.einsum("ij,ij->i", v1, x)[:, None], out=tmp)
+        beta = np.sqrt(np.einsum("ij,ij->i", x, x))
+        alphas[j, active], betas[j, active] = alpha, beta
+        breakdown = beta.min() == 0.0
+        # Only build the per-block schedule mask on the steps where some check may be due.
+        if steps >= first_due or steps >= smallest - 1 or breakdown or steps == max_steps:
+            running = ~done[active]
+            due = running & (
+                (next_check[active] <= steps) | (steps >= sizes[active] - 1) | (beta == 0)
+            )
+            if steps == max_steps:
+                due = running
+            for i in np.flatnonzero(due):
+                b = active[i]
+                top, resid, gap = _top_ritz(alphas[:steps, b], betas[:steps, b])
+                # For a symmetric operator the Ritz value is within resid of an eigenvalue
+                # and, when the next Ritz value is `gap` below, within resid² / gap of it.
                 strict = resid <= tol * tol * theta1[b]
                 quadratic = resid <= tol * theta1[b] and resid * resid <= QUAD_TOL * gap
                 if strict or quadratic:
-                    values[b] = theta1[b] - top
-                    done[b] = True
-            if done.all():
+                    values[b], done[b] = theta1[b] - top, True
+                    continue
+                # Residuals decay about geometrically: aim the next check at the step the
+                # quadratic test should pass.
+                log_r = np.log(max(resid, 1e-300))
+                target = np.log(max(min(tol * theta1[b], np.sqrt(QUAD_TOL * gap)), 1e-300))
+                rate = (log_r - last_log[b]) / (steps - last_step[b]) if last_step[b] else 0.0
+                if rate < 0:
+                    ahead = int(np.ceil(CHECK_SAFETY * (target - log_r) / rate))
+                    next_check[b] = steps + min(max(ahead, 1), CHECK_EVERY)
+                else:
+                    next_check[b] = steps + CHECK_RETRY
+                last_step[b], last_log[b] = steps, log_r
+            running = ~done[active]
+            if not running.any():
                 break
+            first_due = int(next_check[active[running]].min())
+            stop = ~running | (beta == 0)
+        else:
+            stop = None
         # Breakdown (invariant subspace) or finished block: stop its iterate cleanly.
-        safe = np.where(beta > 0, beta, 1.0)
-        q_prev, q = q, x / safe[ids]
-        q[done[ids] | (beta[ids] == 0)] = 0.0
-        beta_prev = np.where(done, 0.0, beta)
+        q_prev, q, tmp = q, x, q_prev
+        if stop is None or not stop.any():
+            q /= beta[:, None]
+            beta_prev = beta
+            continue
+        q /= np.where(stop, 1.0, beta)[:, None]
+        q[stop] = 0.0
+        q_prev[stop] = 0.0
+        beta_prev = np.where(stop, 0.0, beta)
+        if nnz_block[active[~running]].sum() >= COMPACT_SHARE * m.nnz:
+            keep = np.flatnonzero(running)
+            m = _take_blocks(m, np.arange(active.size + 1) * p, keep, pad=p)[0]
+            q, q_prev, v1, active = q[keep], q_prev[keep], v1[keep], active[keep]
+            beta_prev = beta_prev[keep]
+            tmp = np.empty_like(q)
+            smallest = int(sizes[active].min())
+            if diag is not None:
+                diag = diag[keep]
     return values, done
+
+
+def _top_ritz(alpha: np.ndarray, beta: np.ndarray) -> tuple[float, float, float]:
+    """Top Ritz value of the tridiagonal (``alpha``, ``beta[:-1]``), its residual bound
+    ``beta[-1] |u_last|`` and the distance to the next Ritz value."""
+    steps = alpha.size
+    lo = max(steps - 2, 0)
+    vals, vecs = sla.eigh_tridiagonal(
+        alpha, beta[:-1], select="i", select_range=(lo, steps - 1), check_finite=False
+    )
+    gap = vals[-1] - vals[0] if vals.size > 1 else np.inf
+    return float(vals[-1]), float(beta[-1] * abs(vecs[-1, -1])), float(gap)
 
 
 def lambda2_block_diagonal(
@@ -362,9 +488,11 @@ def lambda2_block_diagonal(
     outside them. Per block: one-vertex blocks give NaN (``"singleton"``); a zero-degree
     vertex or more than one connected component gives exactly 0 (one
     ``connected_components`` call for all blocks); then ``"dense"`` for blocks of at most
-    ``dense_max`` vertices, ``"shift-invert"`` for very sparse blocks, and all remaining blocks
-    go through one :func:`batched_lanczos` run, with shift-invert as the fallback for the
-    blocks it could not finish within ``LANCZOS_MAX_STEPS``.
+    ``dense_max`` vertices (stacked by padded size into batched ``numpy.linalg.eigvalsh``
+    calls), ``"shift-invert"`` for very sparse blocks, and all remaining blocks go through
+    :func:`batched_lanczos`, in groups of about ``LANCZOS_GROUP_NNZ`` stored entries (so each
+    group's matrix and vectors stay in cache), with shift-invert as the fallback for the blocks
+    it could not finish within ``LANCZOS_MAX_STEPS``.
 
     Returns
     -------
@@ -396,10 +524,12 @@ def lambda2_block_diagonal(
     paths = ["singleton"] * nb
     if nb == 0:
         return values, paths
-    ids = np.repeat(np.arange(nb), sizes)
     d = degrees(w)
+    ids = np.repeat(np.arange(nb), sizes)
     isolated = np.bincount(ids[d <= zero_tol], minlength=nb) > 0
-    n_comp, comp = connected_components(w, directed=False, return_labels=True)
+    # W is symmetric, so its strongly connected components are its connected components;
+    # directed=False would first build W + Wᵀ, a second copy of the whole matrix.
+    n_comp, comp = connected_components(w, directed=True, connection="strong")
     comp_block = np.empty(n_comp, dtype=np.intp)
     comp_block[comp] = ids
     n_comp_per_block = np.bincount(comp_block, minlength=nb)
@@ -412,7 +542,7 @@ def lambda2_block_diagonal(
             (w.data[p0:p1], w.indices[p0:p1] - s, w.indptr[s : e + 1] - p0), shape=(e - s, e - s)
         )
 
-    lanczos: list[int] = []
+    route = np.full(nb, "", dtype=object)
     for b in range(nb):
         nv = sizes[b]
         if nv < 2:
@@ -433,23 +563,24 @@ def lambda2_block_diagonal(
                 m = "lanczos"
         if nv == 2:
             m = "dense"
-        if m == "dense":
-            wb = block(b)
-            values[b], paths[b] = _dense(wb, degrees(wb), laplacian), "dense"
-        elif m == "shift-invert":
-            values[b], paths[b] = _shift_invert_or_lanczos(block(b), laplacian), "shift-invert"
+        route[b] = m
+    dense = np.flatnonzero(route == "dense")
+    if dense.size:
+        values[dense] = _dense_batch(w, starts, d, dense, laplacian)
+        for b in dense:
+            paths[b] = "dense"
+    for b in np.flatnonzero(route == "shift-invert"):
+        values[b], paths[b] = _shift_invert_or_lanczos(block(b), laplacian), "shift-invert"
+    lanczos = np.flatnonzero(route == "lanczos")
+    for group in _groups(lanczos, nnz_per_block[lanczos], LANCZOS_GROUP_NNZ):
+        if group.size == nb:
+            sub, sub_starts, rows = w, starts, slice(None)
         else:
-            lanczos.append(b)
-    if lanczos:
-        sel = np.array(lanczos)
-        sub_starts = np.concatenate([[0], np.cumsum(sizes[sel])])
-        if sel.size == nb:
-            sub, sub_d = w, d
-        else:
-            idx = np.concatenate([np.arange(starts[b], starts[b + 1]) for b in sel])
-            sub, sub_d = w[idx][:, idx], d[idx]
-        vals, ok = batched_lanczos(sub, sub_starts, sub_d, laplacian, LANCZOS_MAX_STEPS, BATCH_TOL)
-        for i, b in enumerate(sel):
+            sub, sub_starts, rows = _take_blocks(w, starts, group)
+        vals, ok = batched_lanczos(
+            sub, sub_starts, d[rows], laplacian, LANCZOS_MAX_STEPS, BATCH_TOL
+        )
+        for i, b in enumerate(group):
             if ok[i]:
                 values[b], paths[b] = vals[i], "lanczos"
             elif method == "lanczos":
@@ -459,6 +590,78 @@ def lambda2_block_diagonal(
                 values[b] = _shift_invert_or_lanczos(block(b), laplacian)
                 paths[b] = "shift-invert"
     return values, paths
+
+
+def _groups(blocks: np.ndarray, nnz: np.ndarray, budget: int) -> list[np.ndarray]:
+    """Consecutive runs of ``blocks`` holding about ``budget`` stored entries each."""
+    out: list[np.ndarray] = []
+    first, total = 0, 0
+    for i, z in enumerate(nnz):
+        if i > first and total + z > budget:
+            out.append(blocks[first:i])
+            first, total = i, 0
+        total += z
+    if blocks.size:
+        out.append(blocks[first:])
+    return out
+
+
+def _dense_batch(
+    w: sp.csr_array, starts: np.ndarray, d: np.ndarray, blocks: np.ndarray, laplacian: str
+) -> np.ndarray:
+    """λ2 of the small ``blocks`` by stacked ``numpy.linalg.eigvalsh`` (one LAPACK loop).
+
+    Blocks are padded to a common size (a multiple of 8, at most ``DENSE_BATCH_PAD`` larger)
+    with a diagonal of ``pad`` > every Laplacian eigenvalue (2 normalised, 2 max d
+    unnormalised), so the two smallest eigenvalues of a padded matrix are the block's.
+    Blocks larger than ``DENSE_BATCH_MAX`` (only with ``method="dense"``) go one at a time
+    through ``scipy.linalg.eigvalsh`` with only the two smallest eigenvalues asked for.
+    """
+    sizes = np.diff(starts)[blocks]
+    out = np.empty(blocks.size)
+    big = sizes > DENSE_BATCH_MAX
+    for i in np.flatnonzero(big):
+        s, e = starts[blocks[i]], starts[blocks[i] + 1]
+        wb = w[s:e][:, s:e]
+        out[i] = _dense(wb, d[s:e], laplacian)
+    padded = -(-sizes // 8) * 8
+    for p in np.unique(padded[~big]):
+        sel = np.flatnonzero(~big & (padded == p))
+        # Stacks of at most ~DENSE_BATCH_ENTRIES floats keep the work array small.
+        step = max(1, DENSE_BATCH_ENTRIES // int(p * p))
+        for c0 in range(0, sel.size, step):
+            part = sel[c0 : c0 + step]
+            out[part] = _dense_stack(w, starts, d, blocks[part], int(p), laplacian)
+    return out
+
+
+def _dense_stack(w, starts, d, blocks, p: int, laplacian: str) -> np.ndarray:
+    sub, sub_starts, rows = _take_blocks(w, starts, blocks)
+    sizes = np.diff(sub_starts)
+    g = blocks.size
+    dd = d[rows]
+    row_block = np.repeat(np.arange(g), sizes)
+    local = np.arange(sub_starts[-1]) - np.repeat(sub_starts[:-1], sizes)
+    row_nnz = np.diff(sub.indptr)
+    e_block = np.repeat(row_block, row_nnz)
+    e_row = np.repeat(local, row_nnz)
+    e_col = sub.indices - sub_starts[e_block]
+    lap = np.zeros((g, p, p))
+    if laplacian == "normalized":
+        s = 1.0 / np.sqrt(dd)
+        lap[e_block, e_row, e_col] = -sub.data * np.repeat(s, row_nnz) * s[sub.indices]
+        diag = np.ones(dd.size)
+        pad = np.full(g, 4.0)
+    else:
+        lap[e_block, e_row, e_col] = -sub.data
+        diag = dd
+        pad = 4.0 * np.maximum.reduceat(dd, sub_starts[:-1]) + 1.0
+    # Self-loops are stored entries on the diagonal: add the Laplacian's diagonal to them.
+    lap[row_block, local, local] += diag
+    fill = np.arange(p)[None, :] >= sizes[:, None]
+    gi, li = np.nonzero(fill)
+    lap[gi, li, li] = pad[gi]
+    return np.linalg.eigvalsh(lap)[:, 1]
 
 
 def _shift_invert_or_lanczos(wb: sp.csr_array, laplacian: str) -> float:
