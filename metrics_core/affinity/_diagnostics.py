@@ -668,8 +668,11 @@ def _class_group_ws(c: sp.csr_array, codes, counts, scale, affinity_scale, self_
     n = codes.shape[0]
     order = np.argsort(codes, kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
-    pos = np.empty(n, dtype=np.intp)
-    pos[order] = np.arange(n)
+    # 32-bit positions and codes halve the per-entry temporaries below.
+    small = np.int32 if n < 2**31 else np.intp
+    pos = np.empty(n, dtype=small)
+    pos[order] = np.arange(n, dtype=small)
+    codes_small = codes.astype(small)
     row_nnz = np.diff(c.indptr)[order]
     # Stored entries per class (an upper bound of its in-class entries) sets the runs.
     class_nnz = np.add.reduceat(row_nnz, starts[:-1]) if n else np.zeros(0, dtype=np.intp)
@@ -685,24 +688,21 @@ def _class_group_ws(c: sp.csr_array, codes, counts, scale, affinity_scale, self_
         rows = order[s0:s1]
         sub = c[rows]  # the run's rows, in class order (one C++ row gather)
         nnz = np.diff(sub.indptr)
-        cols = pos[sub.indices]
-        local_row = np.repeat(np.arange(s0, s1), nnz)
-        # An entry is in-class when its column lies in its row's class range.
-        row_class_end = np.repeat(np.repeat(starts[k0 + 1 : k1 + 1], counts[k0:k1]), nnz)
-        row_class_start = np.repeat(np.repeat(starts[k0:k1], counts[k0:k1]), nnz)
-        keep = (cols >= row_class_start) & (cols < row_class_end) & (sub.data != 0)
-        del row_class_start, row_class_end
+        # In-class entries: the column's class is the row's class.
+        keep = codes_small[sub.indices] == np.repeat(codes_small[rows], nnz)
+        keep &= sub.data != 0
         if self_loops == "drop":
-            keep &= cols != local_row
-        vals = np.abs(sub.data[keep])
+            keep &= sub.indices != np.repeat(rows, nnz)
+        kept = np.flatnonzero(keep)
+        vals = np.abs(sub.data[kept])
         if scale is not None:
-            vals *= np.repeat(scale[rows], nnz)[keep]
+            vals *= np.repeat(scale[rows], nnz)[kept]
         vals *= affinity_scale
-        kept = np.concatenate([[0], np.cumsum(keep)])
-        indptr = kept[sub.indptr]
+        indptr = np.concatenate([[0], np.cumsum(keep)])[sub.indptr]
+        cols = pos[sub.indices[kept]] - small(s0)
         m = int(s1 - s0)
-        a = sp.csr_array((vals, (cols[keep] - s0).astype(np.int32), indptr), shape=(m, m))
-        del sub, cols, local_row, keep
+        del sub, keep, kept
+        a = sp.csr_array((vals, cols, indptr), shape=(m, m))
         # A + Aᵀ in C++ (sums coincident entries, drops exact zeros).
         w = sp.csr_array(a + a.T)
         yield k0, w, starts[k0 : k1 + 1] - s0

@@ -300,6 +300,7 @@ def batched_lanczos(
     laplacian: str,
     max_steps: int,
     tol: float,
+    blocks: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""λ2 of every diagonal block of a block-diagonal ``w`` by one simultaneous Lanczos run.
 
@@ -333,6 +334,8 @@ def batched_lanczos(
     max_steps : int
         Lanczos steps before giving up on the blocks that have not converged.
     tol : float
+    blocks : numpy.ndarray of int, optional
+        Solve only these blocks (increasing); ``values`` and ``converged`` follow their order.
 
     Returns
     -------
@@ -340,40 +343,48 @@ def batched_lanczos(
         λ2 per block (NaN where not converged).
     """
     starts = np.asarray(starts, dtype=np.intp)
-    sizes = np.diff(starts)
+    if blocks is None:
+        blocks = np.arange(starts.size - 1)
+    blocks = np.asarray(blocks, dtype=np.intp)
+    sizes = np.diff(starts)[blocks]
     nb = sizes.size
-    w = sp.csr_array(w)
-    if laplacian == "normalized":
-        v1 = np.sqrt(d)
-        theta1 = np.full(nb, 2.0)
-        s = 1.0 / v1
-        # M = D^-1/2 W D^-1/2 once, so each step is one sparse product (S = I + M).
-        m = sp.csr_array((w.data * s[w.indices], w.indices, w.indptr), shape=w.shape)
-        m.data *= np.repeat(s, np.diff(m.indptr))
-    else:
-        v1 = np.ones(d.size)
-        theta1 = 2.0 * np.maximum.reduceat(d, starts[:-1])
-        m = w
     # Vectors are (blocks, p) arrays, each block's entries first and zeros after: per-block
     # inner products are row dot products (einsum), scalars broadcast per row, no segment
-    # sums and no gathers. Padded rows of the product matrix are empty, so they stay 0.
+    # sums and no gathers. The product matrix gets the same layout (its padding rows are
+    # empty, so padding entries stay 0); the copy is scaled in place below.
     p = int(sizes.max())
+    m, _, rows = _take_blocks(sp.csr_array(w), starts, blocks, pad=p)
+    d = np.asarray(d, dtype=np.float64)[rows]
     pad = np.arange(p)[None, :] < sizes[:, None]
-    m = _take_blocks(m, starts, np.arange(nb), pad=p)[0]
 
     def packed(x: np.ndarray) -> np.ndarray:
         out = np.zeros((nb, p))
         out[pad] = x
         return out
 
-    v1 = packed(v1)
+    if laplacian == "normalized":
+        theta1 = np.full(nb, 2.0)
+        v1 = packed(np.sqrt(d))
+        s = packed(1.0 / np.sqrt(d)).ravel()
+        # M = D^-1/2 W D^-1/2 once, so each step is one sparse product (S = I + M).
+        m.data *= np.repeat(s, np.diff(m.indptr)) * s[m.indices]
+        diag = None
+    else:
+        theta1 = 2.0 * np.maximum.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
+        v1 = pad.astype(np.float64)
+        # S = c I - L = (c - D) + W with c = 2 max d per block.
+        diag = packed(np.repeat(theta1, sizes) - d)
     v1 /= np.sqrt(np.einsum("ij,ij->i", v1, v1))[:, None]
-    # S = c I - L = (c - D) + W with c = 2 max d per block (unnormalised); S = I + M.
-    diag = None if laplacian == "normalized" else packed(np.repeat(theta1, sizes) - d)
     q = packed(np.random.default_rng(0).standard_normal(d.size))
     q -= v1 * np.einsum("ij,ij->i", v1, q)[:, None]
     q /= np.sqrt(np.einsum("ij,ij->i", q, q))[:, None]
-    q_prev = np.zeros_like(q)
+    # The vectors each step combines, as slots of one array so that subtracting q and q_prev
+    # from the new vector is one fused einsum: slots `qi` and `1 - qi` hold the current and
+    # the previous Lanczos vector (they swap roles every step), slot 2 holds v1.
+    basis = np.stack([q, np.zeros_like(q), v1])
+    del q
+    qi = 0
+    coef = np.zeros((2, nb))
     beta_prev = np.zeros(nb)
     alphas = np.zeros((max_steps, nb))
     betas = np.zeros((max_steps, nb))
@@ -385,25 +396,27 @@ def batched_lanczos(
     last_log = np.full(nb, np.nan)
     active = np.arange(nb)  # blocks in the current product, in order
     nnz_block = np.diff(m.indptr[::p])
-    tmp = np.empty_like(q)
     first_due = CHECK_FIRST
     smallest = int(sizes.min())
     for j in range(max_steps):
         steps = j + 1
+        q = basis[qi]
         x = (m @ q.ravel()).reshape(q.shape)
-        if diag is None:
-            x += q
-        else:
-            x += np.multiply(diag, q, out=tmp)
-        x -= np.multiply(q_prev, beta_prev[:, None], out=tmp)
+        x += q if diag is None else diag * q
+        # x = S q - α q - β q_prev in one fused update, α = qᵀ S q (q ⊥ q_prev, so this is
+        # the modified Gram-Schmidt α up to rounding); then v1's component is removed from
+        # what is left (keeping the iterate out of the deflated direction, S v1 = θ1 v1).
+        # Removing it in the same update would leave rounding relative to |S q| instead
+        # of |x|, which blows up when x nearly vanishes (Krylov space exhausted).
         alpha = np.einsum("ij,ij->i", q, x)
-        x -= np.multiply(q, alpha[:, None], out=tmp)
-        # Keep the iterate out of the deflated direction (S maps v1 to θ1 v1).
-        x -= np.multiply(v1, np.einsum("ij,ij->i", v1, x)[:, None], out=tmp)
+        coef[qi], coef[1 - qi] = alpha, beta_prev
+        x -= np.einsum("kij,ki->ij", basis[:2], coef[:2])
+        x -= np.einsum("ij,ij->i", basis[2], x)[:, None] * basis[2]
         beta = np.sqrt(np.einsum("ij,ij->i", x, x))
         alphas[j, active], betas[j, active] = alpha, beta
         breakdown = beta.min() == 0.0
         # Only build the per-block schedule mask on the steps where some check may be due.
+        stop = None
         if steps >= first_due or steps >= smallest - 1 or breakdown or steps == max_steps:
             running = ~done[active]
             due = running & (
@@ -437,40 +450,52 @@ def batched_lanczos(
                 break
             first_due = int(next_check[active[running]].min())
             stop = ~running | (beta == 0)
-        else:
-            stop = None
-        # Breakdown (invariant subspace) or finished block: stop its iterate cleanly.
-        q_prev, q, tmp = q, x, q_prev
-        if stop is None or not stop.any():
-            q /= beta[:, None]
+            if not stop.any():
+                stop = None
+        # The new vector overwrites the previous one's slot; then the slots swap roles.
+        if stop is None:
+            np.divide(x, beta[:, None], out=basis[1 - qi])
             beta_prev = beta
+            qi = 1 - qi
             continue
-        q /= np.where(stop, 1.0, beta)[:, None]
-        q[stop] = 0.0
-        q_prev[stop] = 0.0
+        # Breakdown (invariant subspace) or finished block: stop its iterate cleanly.
+        np.divide(x, np.where(stop, 1.0, beta)[:, None], out=basis[1 - qi])
+        basis[:2, stop] = 0.0
         beta_prev = np.where(stop, 0.0, beta)
+        qi = 1 - qi
         if nnz_block[active[~running]].sum() >= COMPACT_SHARE * m.nnz:
             keep = np.flatnonzero(running)
             m = _take_blocks(m, np.arange(active.size + 1) * p, keep, pad=p)[0]
-            q, q_prev, v1, active = q[keep], q_prev[keep], v1[keep], active[keep]
-            beta_prev = beta_prev[keep]
-            tmp = np.empty_like(q)
+            basis, active, beta_prev = basis[:, keep], active[keep], beta_prev[keep]
+            coef = np.zeros((2, keep.size))
             smallest = int(sizes[active].min())
             if diag is not None:
                 diag = diag[keep]
     return values, done
 
 
+_STEBZ, _STEIN = sla.get_lapack_funcs(("stebz", "stein"), (np.zeros(1),))
+
+
 def _top_ritz(alpha: np.ndarray, beta: np.ndarray) -> tuple[float, float, float]:
     """Top Ritz value of the tridiagonal (``alpha``, ``beta[:-1]``), its residual bound
-    ``beta[-1] |u_last|`` and the distance to the next Ritz value."""
+    ``beta[-1] |u_last|`` and the distance to the next Ritz value.
+
+    The two largest eigenvalues by bisection (LAPACK ``stebz``) and their vectors by inverse
+    iteration (``stein``): what ``scipy.linalg.eigh_tridiagonal`` does, without its argument
+    checks, which cost more than the LAPACK work on these ~100 x 100 matrices.
+    """
     steps = alpha.size
-    lo = max(steps - 2, 0)
-    vals, vecs = sla.eigh_tridiagonal(
-        alpha, beta[:-1], select="i", select_range=(lo, steps - 1), check_finite=False
-    )
-    gap = vals[-1] - vals[0] if vals.size > 1 else np.inf
-    return float(vals[-1]), float(beta[-1] * abs(vecs[-1, -1])), float(gap)
+    if steps == 1:
+        return float(alpha[0]), float(beta[0]), np.inf
+    e = beta[:-1]
+    m, w, iblock, isplit, info = _STEBZ(alpha, e, 2, 0.0, 0.0, steps - 1, steps, 0.0, "B")
+    if info == 0 and m == 2:
+        z, info = _STEIN(alpha, e, w[:2], iblock, isplit)
+    if info != 0 or m != 2:
+        w, z = sla.eigh_tridiagonal(alpha, e, select="i", select_range=(steps - 2, steps - 1))
+    i, j = (0, 1) if w[0] <= w[1] else (1, 0)  # "B" order is by split block, not by value
+    return float(w[j]), float(beta[-1] * abs(z[-1, j])), float(w[j] - w[i])
 
 
 def lambda2_block_diagonal(
@@ -573,12 +598,8 @@ def lambda2_block_diagonal(
         values[b], paths[b] = _shift_invert_or_lanczos(block(b), laplacian), "shift-invert"
     lanczos = np.flatnonzero(route == "lanczos")
     for group in _groups(lanczos, nnz_per_block[lanczos], LANCZOS_GROUP_NNZ):
-        if group.size == nb:
-            sub, sub_starts, rows = w, starts, slice(None)
-        else:
-            sub, sub_starts, rows = _take_blocks(w, starts, group)
         vals, ok = batched_lanczos(
-            sub, sub_starts, d[rows], laplacian, LANCZOS_MAX_STEPS, BATCH_TOL
+            w, starts, d, laplacian, LANCZOS_MAX_STEPS, BATCH_TOL, blocks=group
         )
         for i, b in enumerate(group):
             if ok[i]:
