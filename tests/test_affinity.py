@@ -595,6 +595,22 @@ def test_conn_in_runs_of_classes_equals_brute_force(seed, monkeypatch):
             assert abs(connectivity(cs, labels).per_class[k] - ref) <= 1e-12
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 7, 10**9])
+def test_sparse_sre_in_row_chunks_equals_dense(chunk, monkeypatch):
+    import metrics_core.affinity._diagnostics as diag
+
+    monkeypatch.setattr(diag, "_SPARSE_CHUNK", chunk)
+    c = random_coef(30, 0.2, 3, zero_rows=3)
+    c[5] = 0.0
+    labels = random_labels(30, 4, 3)
+    dense = subspace_preserving_error(c, labels)
+    sparse = subspace_preserving_error(sp.csr_array(c), labels)
+    np.testing.assert_allclose(sparse.per_point, dense.per_point, atol=1e-15)
+    assert sparse.n_zero_rows == dense.n_zero_rows
+    empty = subspace_preserving_error(sp.csr_array((4, 4)), [0, 0, 1, 1])
+    assert empty.n_zero_rows == 4 and empty.value == 0.0
+
+
 def test_small_gap_ring_forced_through_batched_lanczos(monkeypatch):
     """A ring too long for the step budget leaves the batch and is finished elsewhere."""
     monkeypatch.setattr(sg, "LANCZOS_MAX_STEPS", 40)

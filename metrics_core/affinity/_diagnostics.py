@@ -111,9 +111,9 @@ _DENSE_CHUNK = 4_000_000
 _SPARSE_CHUNK = 250_000
 # Sparse CONN builds W for runs of consecutive classes holding about this many stored entries
 # of C (a class larger than this is a run of its own): the run's W (~1.8 entries per entry
-# of C at 90 % in-class mass, about one Lanczos group) and its temporaries stay ~50 MB
+# of C at 90 % in-class mass, about one Lanczos group) and its temporaries stay ~25 MB
 # however large C is, where one W for all classes doubled the peak memory.
-_CONN_GROUP_NNZ = 1_000_000
+_CONN_GROUP_NNZ = 500_000
 
 # Function defaults; a preset replaces every argument left at its default.
 _SRE_DEFAULTS: dict[str, Any] = {
@@ -438,7 +438,7 @@ def _sparse_row_chunks(indptr: np.ndarray):
     if n == 0:
         return
     cuts = np.searchsorted(indptr, np.arange(0, indptr[-1], _SPARSE_CHUNK), side="right") - 1
-    cuts = np.unique(np.concatenate([cuts.clip(0, n), [n]]))
+    cuts = np.unique(np.concatenate([[0], cuts.clip(0, n), [n]]))  # every row, even if nnz = 0
     yield from zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True)
 
 
@@ -724,9 +724,12 @@ def _class_group_ws(c: sp.csr_array, codes, counts, scale, affinity_scale, self_
         m = int(s1 - s0)
         del sub, keep, kept
         a = sp.csr_array((vals, cols, indptr), shape=(m, m))
+        del vals, cols, indptr
         # A + Aᵀ in C++ (sums coincident entries, drops exact zeros).
         w = sp.csr_array(a + a.T)
+        del a  # nothing but W stays alive while the consumer solves this run
         yield k0, w, starts[k0 : k1 + 1] - s0
+        del w
         k0 = k1
 
 

@@ -282,22 +282,24 @@ def _take_blocks(
     lo, hi = starts[keep], starts[keep + 1]
     p0, p1 = w.indptr[lo], w.indptr[hi]
     offsets = np.concatenate([[0], np.cumsum(p1 - p0)])
-    data = np.concatenate([w.data[a:b] for a, b in zip(p0, p1, strict=True)])
-    indices = np.concatenate(
-        [w.indices[a:b] - (s - t) for a, b, s, t in zip(p0, p1, lo, new_starts[:-1], strict=True)]
-    )
-    tails = new_starts[1:] - new_starts[:-1] - sizes  # empty padding rows after each block
-    pieces = zip(lo, hi, p0, offsets[:-1], offsets[1:], tails, strict=True)
-    indptr = np.concatenate(
-        [[0]]
-        + [
-            np.concatenate([w.indptr[s + 1 : e + 1] - a + o, np.full(t, o_end)])
-            for s, e, a, o, o_end, t in pieces
-        ]
-    ).astype(w.indptr.dtype)
-    rows = np.concatenate([np.arange(s, e) for s, e in zip(lo, hi, strict=True)])
     n = int(new_starts[-1])
-    sub = sp.csr_array((data, indices.astype(w.indices.dtype), indptr), shape=(n, n))
+    # Filled slice by slice: no per-block temporaries, no concatenation copy.
+    data = np.empty(int(offsets[-1]), dtype=w.data.dtype)
+    indices = np.empty(int(offsets[-1]), dtype=w.indices.dtype)
+    indptr = np.empty(n + 1, dtype=w.indptr.dtype)
+    indptr[0] = 0
+    rows = np.empty(int(sizes.sum()), dtype=np.intp)
+    r = 0
+    for i in range(keep.size):
+        a, b, o, o_end = p0[i], p1[i], offsets[i], offsets[i + 1]
+        s, e, t = lo[i], hi[i], new_starts[i]
+        data[o:o_end] = w.data[a:b]
+        np.subtract(w.indices[a:b], s - t, out=indices[o:o_end], casting="unsafe")
+        np.subtract(w.indptr[s + 1 : e + 1], a - o, out=indptr[t + 1 : t + 1 + e - s])
+        indptr[t + 1 + e - s : new_starts[i + 1] + 1] = o_end  # empty padding rows
+        rows[r : r + e - s] = np.arange(s, e)
+        r += e - s
+    sub = sp.csr_array((data, indices, indptr), shape=(n, n))
     return sub, new_starts, rows
 
 
@@ -374,8 +376,10 @@ def batched_lanczos(
         theta1 = np.full(nb, 2.0)
         v1 = packed(np.sqrt(d))
         s = packed(1.0 / np.sqrt(d)).ravel()
-        # M = D^-1/2 W D^-1/2 once, so each step is one sparse product (S = I + M).
-        m.data *= np.repeat(s, np.diff(m.indptr)) * s[m.indices]
+        # M = D^-1/2 W D^-1/2 once, so each step is one sparse product (S = I + M); in place,
+        # one temporary at a time.
+        m.data *= s[m.indices]
+        m.data *= np.repeat(s, np.diff(m.indptr))
         diag = None
     else:
         theta1 = 2.0 * np.maximum.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
