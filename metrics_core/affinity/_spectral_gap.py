@@ -376,16 +376,18 @@ def batched_lanczos(
         theta1 = np.full(nb, 2.0)
         v1 = packed(np.sqrt(d))
         s = packed(1.0 / np.sqrt(d)).ravel()
-        # M = D^-1/2 W D^-1/2 once, so each step is one sparse product (S = I + M); in place,
-        # one temporary at a time.
+        # M = D^-1/2 W D^-1/2, in place, one temporary at a time; S = I + M.
         m.data *= s[m.indices]
         m.data *= np.repeat(s, np.diff(m.indptr))
-        diag = None
+        shift = pad.astype(np.float64)
     else:
         theta1 = 2.0 * np.maximum.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
         v1 = pad.astype(np.float64)
         # S = c I - L = (c - D) + W with c = 2 max d per block.
-        diag = packed(np.repeat(theta1, sizes) - d)
+        shift = packed(np.repeat(theta1, sizes) - d)
+    # S's diagonal goes into the matrix (one more entry a row, one vector pass less a step);
+    # the padding rows get none, so they stay empty.
+    m = sp.csr_array(m + sp.diags_array(shift.ravel(), format="csr"))
     v1 /= np.sqrt(np.einsum("ij,ij->i", v1, v1))[:, None]
     q = packed(np.random.default_rng(0).standard_normal(d.size))
     q -= v1 * np.einsum("ij,ij->i", v1, q)[:, None]
@@ -413,8 +415,7 @@ def batched_lanczos(
     for j in range(max_steps):
         steps = j + 1
         q = basis[qi]
-        x = (m @ q.ravel()).reshape(q.shape)
-        x += q if diag is None else diag * q
+        x = (m @ q.ravel()).reshape(q.shape)  # S q
         # x = S q - α q - β q_prev in one fused update, α = qᵀ S q (q ⊥ q_prev, so this is
         # the modified Gram-Schmidt α up to rounding); then v1's component is removed from
         # what is left (keeping the iterate out of the deflated direction, S v1 = θ1 v1).
@@ -481,8 +482,6 @@ def batched_lanczos(
             basis, active, beta_prev = basis[:, keep], active[keep], beta_prev[keep]
             coef = np.zeros((2, keep.size))
             smallest = int(sizes[active].min())
-            if diag is not None:
-                diag = diag[keep]
     return values, done
 
 
