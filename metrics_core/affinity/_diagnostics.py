@@ -719,7 +719,8 @@ def _class_group_ws(c: sp.csr_array, codes, counts, scale, affinity_scale, self_
         if scale is not None:
             vals *= np.repeat(scale[rows], nnz)[kept]
         vals *= affinity_scale
-        indptr = np.concatenate([[0], np.cumsum(keep)])[sub.indptr]
+        count = np.int32 if keep.size < 2**31 else np.intp
+        indptr = np.concatenate([np.zeros(1, count), np.cumsum(keep, dtype=count)])[sub.indptr]
         cols = pos[sub.indices[kept]] - small(s0)
         m = int(s1 - s0)
         del sub, keep, kept

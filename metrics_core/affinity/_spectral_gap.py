@@ -283,10 +283,13 @@ def _take_blocks(
     p0, p1 = w.indptr[lo], w.indptr[hi]
     offsets = np.concatenate([[0], np.cumsum(p1 - p0)])
     n = int(new_starts[-1])
-    # Filled slice by slice: no per-block temporaries, no concatenation copy.
+    # Filled slice by slice: no per-block temporaries, no concatenation copy. 32-bit indices
+    # whenever they fit (scipy keeps a sparse array's int64 indices as given): the sparse
+    # product reads 12 bytes an entry instead of 16, ~20 % of its time.
+    idx = np.int32 if max(n, int(offsets[-1])) < 2**31 else np.int64
     data = np.empty(int(offsets[-1]), dtype=w.data.dtype)
-    indices = np.empty(int(offsets[-1]), dtype=w.indices.dtype)
-    indptr = np.empty(n + 1, dtype=w.indptr.dtype)
+    indices = np.empty(int(offsets[-1]), dtype=idx)
+    indptr = np.empty(n + 1, dtype=idx)
     indptr[0] = 0
     rows = np.empty(int(sizes.sum()), dtype=np.intp)
     r = 0
@@ -295,7 +298,9 @@ def _take_blocks(
         s, e, t = lo[i], hi[i], new_starts[i]
         data[o:o_end] = w.data[a:b]
         np.subtract(w.indices[a:b], s - t, out=indices[o:o_end], casting="unsafe")
-        np.subtract(w.indptr[s + 1 : e + 1], a - o, out=indptr[t + 1 : t + 1 + e - s])
+        np.subtract(
+            w.indptr[s + 1 : e + 1], a - o, out=indptr[t + 1 : t + 1 + e - s], casting="unsafe"
+        )
         indptr[t + 1 + e - s : new_starts[i + 1] + 1] = o_end  # empty padding rows
         rows[r : r + e - s] = np.arange(s, e)
         r += e - s
