@@ -222,7 +222,7 @@ def _run_side(side: str, data: str, repeat: int, out: str) -> dict:
 def peer_table(quick: bool) -> None:
     cases = [(100_000, 100, 2, 3)]  # (N, K, rounds of subprocesses per side, runs in each)
     if not quick:
-        cases.append((1_000_000, 1_000, 1, 2))
+        cases.append((1_000_000, 1_000, 2, 2))
     print()
     print("sparse SRE + CONN vs per-block deflated eigsh (20 nnz/row, inside=0.9; best time;")
     print("peak = max RSS during the runs, in MiB, above 'base' = RSS with C loaded)")
