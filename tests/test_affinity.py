@@ -611,6 +611,38 @@ def test_sparse_sre_in_row_chunks_equals_dense(chunk, monkeypatch):
     assert empty.n_zero_rows == 4 and empty.value == 0.0
 
 
+@pytest.mark.parametrize("laplacian", ["normalized", "unnormalized"])
+def test_components_found_after_the_solve_on_every_route(laplacian):
+    """Disconnected blocks without isolated vertices reach each solver, then score exactly 0;
+    a connected block whose λ2 is below CONNECTED_MIN keeps its value."""
+    n_path = 25_000  # λ2 = 1 - cos(π / (n - 1)) ~ 8e-9 < CONNECTED_MIN: the check runs
+    blocks = [
+        sp.block_diag([complete(30), complete(40)], format="csr"),  # dense route
+        sp.block_diag([random_sparse(200, 12, 1), random_sparse(150, 12, 2)], format="csr"),
+        sp.block_diag([ring(300), ring(200)], format="csr"),  # sparse: shift-invert
+        sp.block_diag([complete(3)] * 60, format="csr"),  # many components, Lanczos
+        random_sparse(300, 12, 3),
+        path_graph(n_path),
+    ]
+    w = sp.block_diag(blocks, format="csr")
+    starts = np.concatenate([[0], np.cumsum([b.shape[0] for b in blocks])])
+    for method in ("auto", "shift-invert"):
+        vals, paths = sg.lambda2_block_diagonal(w, starts, laplacian=laplacian, method=method)
+        assert paths[:4] == ["components"] * 4 and vals[:4].tolist() == [0.0] * 4
+        assert paths[4] != "components" and vals[4] > 0
+        assert paths[5] == "shift-invert" and vals[5] > 0
+        if laplacian == "normalized":
+            assert vals[5] == pytest.approx(1 - np.cos(np.pi / (n_path - 1)), rel=1e-6)
+    # Forced dense or Lanczos (no path block: a 5 GB matrix, an unbounded ARPACK run).
+    short = sp.csr_array(w[:-n_path, :-n_path])
+    for method in ("dense", "lanczos"):
+        vals, paths = sg.lambda2_block_diagonal(
+            short, starts[:-1], laplacian=laplacian, method=method
+        )
+        assert paths[:4] == ["components"] * 4 and vals[:4].tolist() == [0.0] * 4
+        assert paths[4] == method and vals[4] > 0
+
+
 def test_small_gap_ring_forced_through_batched_lanczos(monkeypatch):
     """A ring too long for the step budget leaves the batch and is finished elsewhere."""
     monkeypatch.setattr(sg, "LANCZOS_MAX_STEPS", 40)
