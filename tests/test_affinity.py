@@ -457,6 +457,202 @@ def test_batched_lanczos_many_blocks_matches_dense():
         np.testing.assert_allclose(vals, refs, rtol=1e-7, atol=1e-9)
 
 
+def mixed_blocks(seed, with_loops=False):
+    """Random block structures covering every route of ``lambda2_block_diagonal``.
+
+    Tiny blocks (2-3 points, single points), disconnected blocks, blocks with an isolated
+    vertex, blocks exactly at and one above ``DENSE_MAX``, expander-like random blocks, a
+    small-gap ring and a barbell; optionally with self-loops (stored diagonal entries).
+    """
+    rng = np.random.default_rng(seed)
+    k = sg.DENSE_MAX
+    blocks = [
+        complete(2),
+        path_graph(3),
+        sp.csr_array(np.zeros((1, 1))),
+        random_sparse(int(rng.integers(4, 40)), 3, seed),
+        sp.block_diag([ring(12), ring(9)], format="csr"),  # two components
+        sp.block_diag([complete(5), np.zeros((1, 1))], format="csr"),  # isolated vertex
+        random_sparse(k, 4, seed + 1),  # at the dense threshold
+        random_sparse(k + 1, 4, seed + 2),  # one above: sparse paths
+        random_sparse(int(rng.integers(150, 400)), 12, seed + 3),  # expander-like: Lanczos
+        random_sparse(int(rng.integers(150, 400)), 12, seed + 4),
+        ring(int(rng.integers(150, 300))),  # small gap, very sparse: shift-invert
+        barbell(int(rng.integers(70, 90))),  # small gap, dense enough for Lanczos
+    ]
+    order = rng.permutation(len(blocks))
+    blocks = [blocks[i] for i in order]
+    if with_loops:
+        blocks = [sp.csr_array(b + sp.diags_array(rng.random(b.shape[0]) * 0.5)) for b in blocks]
+    w = sp.block_diag(blocks, format="csr")
+    starts = np.concatenate([[0], np.cumsum([b.shape[0] for b in blocks])])
+    return blocks, w, starts
+
+
+def dense_lambda2(block, laplacian):
+    """Reference: dense eigvalsh of the explicit Laplacian (self-loops kept), 0 if isolated."""
+    w = block.toarray()
+    if w.shape[0] < 2:
+        return np.nan
+    d = w.sum(axis=1)
+    if np.any(d == 0):
+        return 0.0
+    if laplacian == "normalized":
+        s = 1.0 / np.sqrt(d)
+        lap = np.eye(len(w)) - s[:, None] * w * s[None, :]
+    else:
+        lap = np.diag(d) - w
+    return float(np.linalg.eigvalsh(lap)[1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("laplacian", ["normalized", "unnormalized"])
+@pytest.mark.parametrize("method", ["auto", "lanczos"])
+def test_block_diagonal_paths_match_dense_eigvalsh_to_1e12(seed, laplacian, method, monkeypatch):
+    loops = seed % 2 == 1
+    blocks, w, starts = mixed_blocks(seed, with_loops=loops)
+    # Small Lanczos groups and eager compaction, so several groups run and blocks leave the
+    # product while others continue.
+    monkeypatch.setattr(sg, "LANCZOS_GROUP_NNZ", 3_000)
+    monkeypatch.setattr(sg, "COMPACT_SHARE", 0.05)
+    vals, paths = sg.lambda2_block_diagonal(w, starts, laplacian=laplacian, method=method)
+    refs = np.array([dense_lambda2(b, laplacian) for b in blocks])
+    for b, (v, r, path) in enumerate(zip(vals, refs, paths, strict=True)):
+        scale = 1.0 if laplacian == "normalized" else float(blocks[b].sum(axis=1).max())
+        if np.isnan(r):
+            assert np.isnan(v) and path == "singleton"
+        elif r == 0.0:
+            assert v == 0.0 and path in ("components", "isolated")
+        else:
+            assert abs(v - r) <= 1e-12 * scale, (b, path, v, r)
+    if method == "auto":
+        assert {"dense", "lanczos", "shift-invert", "components"} <= set(paths)
+    # A self-loop gives the lone vertex a degree: then it is a second component instead.
+    assert ("isolated" in paths) != loops
+
+
+def test_dense_batch_pads_mixed_sizes_without_changing_values():
+    rng = np.random.default_rng(7)
+    blocks = [random_sparse(int(n), 3, i) for i, n in enumerate(rng.integers(2, 60, 40))]
+    blocks += [complete(2), complete(3), path_graph(3)]
+    w = sp.block_diag(blocks, format="csr")
+    starts = np.concatenate([[0], np.cumsum([b.shape[0] for b in blocks])])
+    for laplacian in ("normalized", "unnormalized"):
+        got = sg._dense_batch(w, starts, sg.degrees(w), np.arange(len(blocks)), laplacian)
+        ref = [dense_lambda2(b, laplacian) for b in blocks]
+        scale = 1.0 if laplacian == "normalized" else float(w.sum(axis=1).max())
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12 * scale)
+
+
+def test_take_blocks_slices_and_pads_diagonal_blocks():
+    blocks = [random_sparse(n, 3, n) for n in (5, 9, 4, 7)]
+    w = sp.block_diag(blocks, format="csr")
+    starts = np.concatenate([[0], np.cumsum([b.shape[0] for b in blocks])])
+    sub, sub_starts, rows = sg._take_blocks(w, starts, np.array([1, 3]))
+    np.testing.assert_array_equal(sub_starts, [0, 9, 16])
+    np.testing.assert_array_equal(rows, np.r_[5:14, 18:25])
+    np.testing.assert_array_equal(sub.toarray(), sp.block_diag([blocks[1], blocks[3]]).toarray())
+    padded, pad_starts, _ = sg._take_blocks(w, starts, np.array([0, 2, 3]), pad=10)
+    np.testing.assert_array_equal(pad_starts, [0, 10, 20, 30])
+    ref = np.zeros((30, 30))
+    for i, b in enumerate((0, 2, 3)):
+        n = blocks[b].shape[0]
+        ref[10 * i : 10 * i + n, 10 * i : 10 * i + n] = blocks[b].toarray()
+    np.testing.assert_array_equal(padded.toarray(), ref)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_conn_in_runs_of_classes_equals_brute_force(seed, monkeypatch):
+    """W built a few classes at a time (tiny runs) gives the same λ2 as the dense definition."""
+    import metrics_core.affinity._diagnostics as diag
+
+    monkeypatch.setattr(diag, "_CONN_GROUP_NNZ", 50)
+    rng = np.random.default_rng(seed)
+    n = 160
+    c = random_coef(n, 0.08, seed, zero_rows=2)
+    c[np.diag_indices(n)] = rng.random(n) * (rng.random(n) < 0.3)  # some self-loops
+    c[c != 0] += 0.0  # keep sign pattern
+    c[0, 1] = 0.0
+    labels = random_labels(n, 9, seed)
+    labels[-3:] = 50 + np.arange(3)  # singletons
+    cs = sp.csr_array(c)
+    for kwargs in ({}, {"self_loops": "drop"}, {"normalize_rows": True, "affinity_scale": 0.5}):
+        dense = connectivity(c, labels, **kwargs)
+        sparse = connectivity(cs, labels, **kwargs)
+        np.testing.assert_allclose(sparse.per_class, dense.per_class, atol=1e-12)
+        assert sparse.skipped_singletons == dense.skipped_singletons
+    ru = connectivity(cs, labels, laplacian="unnormalized")
+    np.testing.assert_allclose(
+        ru.per_class, connectivity(c, labels, laplacian="unnormalized").per_class, atol=1e-10
+    )
+    # And the reference definition, block by block.
+    a = np.abs(c)
+    w = a + a.T
+    for k, cls in enumerate(np.unique(labels)):
+        idx = np.flatnonzero(labels == cls)
+        if idx.size >= 2:
+            ref = dense_lambda2(sp.csr_array(w[np.ix_(idx, idx)]), "normalized")
+            assert abs(connectivity(cs, labels).per_class[k] - ref) <= 1e-12
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 10**9])
+def test_sparse_sre_in_row_chunks_equals_dense(chunk, monkeypatch):
+    import metrics_core.affinity._diagnostics as diag
+
+    monkeypatch.setattr(diag, "_SPARSE_CHUNK", chunk)
+    c = random_coef(30, 0.2, 3, zero_rows=3)
+    c[5] = 0.0
+    labels = random_labels(30, 4, 3)
+    dense = subspace_preserving_error(c, labels)
+    sparse = subspace_preserving_error(sp.csr_array(c), labels)
+    np.testing.assert_allclose(sparse.per_point, dense.per_point, atol=1e-15)
+    assert sparse.n_zero_rows == dense.n_zero_rows
+    empty = subspace_preserving_error(sp.csr_array((4, 4)), [0, 0, 1, 1])
+    assert empty.n_zero_rows == 4 and empty.value == 0.0
+
+
+@pytest.mark.parametrize("laplacian", ["normalized", "unnormalized"])
+def test_components_found_after_the_solve_on_every_route(laplacian):
+    """Disconnected blocks without isolated vertices reach each solver, then score exactly 0;
+    a connected block whose λ2 is below CONNECTED_MIN keeps its value."""
+    n_path = 25_000  # λ2 = 1 - cos(π / (n - 1)) ~ 8e-9 < CONNECTED_MIN: the check runs
+    blocks = [
+        sp.block_diag([complete(30), complete(40)], format="csr"),  # dense route
+        sp.block_diag([random_sparse(200, 12, 1), random_sparse(150, 12, 2)], format="csr"),
+        sp.block_diag([ring(300), ring(200)], format="csr"),  # sparse: shift-invert
+        sp.block_diag([complete(3)] * 60, format="csr"),  # many components, Lanczos
+        random_sparse(300, 12, 3),
+        path_graph(n_path),
+    ]
+    w = sp.block_diag(blocks, format="csr")
+    starts = np.concatenate([[0], np.cumsum([b.shape[0] for b in blocks])])
+    for method in ("auto", "shift-invert"):
+        vals, paths = sg.lambda2_block_diagonal(w, starts, laplacian=laplacian, method=method)
+        assert paths[:4] == ["components"] * 4 and vals[:4].tolist() == [0.0] * 4
+        assert paths[4] != "components" and vals[4] > 0
+        assert paths[5] == "shift-invert" and vals[5] > 0
+        if laplacian == "normalized":
+            assert vals[5] == pytest.approx(1 - np.cos(np.pi / (n_path - 1)), rel=1e-6)
+    # Forced dense or Lanczos (no path block: a 5 GB matrix, an unbounded ARPACK run).
+    short = sp.csr_array(w[:-n_path, :-n_path])
+    for method in ("dense", "lanczos"):
+        vals, paths = sg.lambda2_block_diagonal(
+            short, starts[:-1], laplacian=laplacian, method=method
+        )
+        assert paths[:4] == ["components"] * 4 and vals[:4].tolist() == [0.0] * 4
+        assert paths[4] == method and vals[4] > 0
+
+
+def test_small_gap_ring_forced_through_batched_lanczos(monkeypatch):
+    """A ring too long for the step budget leaves the batch and is finished elsewhere."""
+    monkeypatch.setattr(sg, "LANCZOS_MAX_STEPS", 40)
+    blocks = [ring(400), random_sparse(300, 12, 3)]
+    w = sp.block_diag(blocks, format="csr")
+    vals, paths = sg.lambda2_block_diagonal(w, np.array([0, 400, 700]), method="lanczos")
+    assert paths == ["lanczos", "lanczos"]
+    np.testing.assert_allclose(vals, [dense_lambda2(b, "normalized") for b in blocks], atol=1e-12)
+
+
 # --------------------------------------------------------------------------- presets
 # Each reference re-stated as plainly as possible, with dense loops, from its published code.
 

@@ -114,6 +114,13 @@ from metrics_core.validation._labels import check_labels
 
 # Dense C is processed in row chunks of about this many entries so |C| is never copied whole.
 _DENSE_CHUNK = 4_000_000
+# Sparse SRE walks C in row chunks of about this many stored entries (temporaries in cache).
+_SPARSE_CHUNK = 250_000
+# Sparse CONN builds W for runs of consecutive classes holding about this many stored entries
+# of C (a class larger than this is a run of its own): the run's W (~1.8 entries per entry
+# of C at 90 % in-class mass, about one Lanczos group) and its temporaries stay ~25 MB
+# however large C is, where one W for all classes doubled the peak memory.
+_CONN_GROUP_NNZ = 500_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -269,6 +276,16 @@ def _row_sums(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
     return out
 
 
+def _sparse_row_chunks(indptr: np.ndarray):
+    """(first row, end row) of consecutive CSR rows holding about ``_SPARSE_CHUNK`` entries."""
+    n = indptr.size - 1
+    if n == 0:
+        return
+    cuts = np.searchsorted(indptr, np.arange(0, indptr[-1], _SPARSE_CHUNK), side="right") - 1
+    cuts = np.unique(np.concatenate([[0], cuts.clip(0, n), [n]]))  # every row, even if nnz = 0
+    yield from zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True)
+
+
 def _dense_row_chunks(n: int):
     step = max(1, _DENSE_CHUNK // max(n, 1))
     for start in range(0, n, step):
@@ -283,13 +300,21 @@ def _row_masses(c, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = codes.shape[0]
     if sp.issparse(c):
         # One pass over the stored entries: the class of each entry's row (repeat, no gather)
-        # against the class of its column, then per-row segment sums.
+        # against the class of its column, then per-row segment sums. In chunks of rows of
+        # about _SPARSE_CHUNK entries, so the temporaries stay in cache and small (at
+        # N = 1e6 with 20 entries a row, whole-matrix temporaries took 0.8 s and 240 MB).
         small = codes.astype(np.int32) if codes.size and codes.max() < 2**31 else codes
-        row_codes = np.repeat(small, np.diff(c.indptr))
-        a = np.abs(c.data)
-        total = _row_sums(a, c.indptr)
-        a *= row_codes != small[c.indices]  # in place: one large temporary fewer
-        return total, _row_sums(a, c.indptr)
+        total = np.empty(n)
+        outside = np.empty(n)
+        indptr = c.indptr
+        for r0, r1 in _sparse_row_chunks(indptr):
+            p0, p1 = indptr[r0], indptr[r1]
+            local = indptr[r0 : r1 + 1] - p0
+            a = np.abs(c.data[p0:p1])
+            total[r0:r1] = _row_sums(a, local)
+            a *= np.repeat(small[r0:r1], np.diff(local)) != small[c.indices[p0:p1]]
+            outside[r0:r1] = _row_sums(a, local)
+        return total, outside
     total = np.empty(n)
     outside = np.empty(n)
     k = int(codes.max()) + 1 if n else 0
@@ -497,36 +522,60 @@ def _row_scale(c, normalize_rows: bool | str) -> np.ndarray | None:
     return 1.0 / norms
 
 
-def _block_diagonal_w(c: sp.csr_array, codes, counts, scale, affinity_scale, self_loops="keep"):
-    """W = s (A + Aᵀ) restricted to the class blocks, points permuted so classes are contiguous.
+def _class_group_ws(c: sp.csr_array, codes, counts, scale, affinity_scale, self_loops="keep"):
+    """Yield ``(first class, W's block-diagonal for a run of classes, block boundaries)``.
 
-    Only the in-class stored entries of C are kept (never all of |C| + |C|ᵀ); returns the
-    block-diagonal CSR matrix and the block boundaries.
+    W = s (A + Aᵀ) restricted to each class, points permuted so classes are contiguous. Built
+    a run of consecutive classes at a time (about ``_CONN_GROUP_NNZ`` in-class entries each),
+    straight from C's rows of those classes: only their in-class entries are kept, and each
+    run is symmetrised on its own, so neither |C| + |C|ᵀ nor all of W is ever held at once.
     """
     n = codes.shape[0]
     order = np.argsort(codes, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(counts)])
-    rows = _csr_rows(c)
-    cols = c.indices
-    keep = codes[rows] == codes[cols]
-    if self_loops == "drop":
-        keep &= rows != cols
-    r, q = rows[keep], cols[keep]
-    vals = np.abs(c.data[keep])
-    if scale is not None:
-        vals = vals * scale[r]
-    vals = vals * affinity_scale
-    pos = np.empty(n, dtype=np.intp)
-    pos[order] = np.arange(n)
-    pr, pq = pos[r], pos[q]
-    w = sp.coo_array(
-        (np.concatenate([vals, vals]), (np.concatenate([pr, pq]), np.concatenate([pq, pr]))),
-        shape=(n, n),
-    ).tocsr()
-    w.sum_duplicates()
-    # Stored zeros (explicit zeros in C, or entries that cancel) are not edges.
-    w.eliminate_zeros()
-    return w, starts
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+    # 32-bit positions and codes halve the per-entry temporaries below.
+    small = np.int32 if n < 2**31 else np.intp
+    pos = np.empty(n, dtype=small)
+    pos[order] = np.arange(n, dtype=small)
+    codes_small = codes.astype(small)
+    row_nnz = np.diff(c.indptr)[order]
+    # Stored entries per class (an upper bound of its in-class entries) sets the runs.
+    class_nnz = np.add.reduceat(row_nnz, starts[:-1]) if n else np.zeros(0, dtype=np.intp)
+    class_nnz[counts == 0] = 0
+    k0 = 0
+    n_classes = counts.size
+    while k0 < n_classes:
+        k1, total = k0 + 1, class_nnz[k0]
+        while k1 < n_classes and total + class_nnz[k1] <= _CONN_GROUP_NNZ:
+            total += class_nnz[k1]
+            k1 += 1
+        s0, s1 = starts[k0], starts[k1]
+        rows = order[s0:s1]
+        sub = c[rows]  # the run's rows, in class order (one C++ row gather)
+        nnz = np.diff(sub.indptr)
+        # In-class entries: the column's class is the row's class.
+        keep = codes_small[sub.indices] == np.repeat(codes_small[rows], nnz)
+        keep &= sub.data != 0
+        if self_loops == "drop":
+            keep &= sub.indices != np.repeat(rows, nnz)
+        kept = np.flatnonzero(keep)
+        vals = np.abs(sub.data[kept])
+        if scale is not None:
+            vals *= np.repeat(scale[rows], nnz)[kept]
+        vals *= affinity_scale
+        count = np.int32 if keep.size < 2**31 else np.intp
+        indptr = np.concatenate([np.zeros(1, count), np.cumsum(keep, dtype=count)])[sub.indptr]
+        cols = pos[sub.indices[kept]] - small(s0)
+        m = int(s1 - s0)
+        del sub, keep, kept
+        a = sp.csr_array((vals, cols, indptr), shape=(m, m))
+        del vals, cols, indptr
+        # A + Aᵀ in C++ (sums coincident entries, drops exact zeros).
+        w = sp.csr_array(a + a.T)
+        del a  # nothing but W stays alive while the consumer solves this run
+        yield k0, w, starts[k0 : k1 + 1] - s0
+        del w
+        k0 = k1
 
 
 def _dense_class_blocks(c: np.ndarray, codes, counts, scale, affinity_scale, self_loops="keep"):
@@ -660,8 +709,13 @@ def _conn(c, codes, classes, counts, conv, spec, method, dense_max, scale=None) 
     solver = {"laplacian": conv["laplacian"], "method": method, "zero_tol": conv["zero_tol"]}
     loops = conv.get("self_loops", "keep")
     if sp.issparse(c):
-        w, starts = _block_diagonal_w(c, codes, counts, scale, conv["affinity_scale"], loops)
-        values, paths = lambda2_block_diagonal(w, starts, dense_max=dense_max, **solver)
+        values = np.full(k_classes, np.nan)
+        paths = ["singleton"] * k_classes
+        runs = _class_group_ws(c, codes, counts, scale, conv["affinity_scale"], loops)
+        for k0, w, starts in runs:
+            vals, run_paths = lambda2_block_diagonal(w, starts, dense_max=dense_max, **solver)
+            values[k0 : k0 + vals.size] = vals
+            paths[k0 : k0 + vals.size] = run_paths
     else:
         values = np.full(k_classes, np.nan)
         paths = ["singleton"] * k_classes

@@ -13,21 +13,30 @@ name of the path that computed it:
     some vertex has degree <= ``zero_tol``: the graph is disconnected, λ2 = 0 exactly.
 ``"components"``
     ``scipy.sparse.csgraph.connected_components`` (or a breadth-first search on dense input)
-    found more than one component: λ2 = 0 exactly, no eigen-solve.
+    found more than one component: λ2 = 0 exactly. A dense block is checked before any
+    eigen-solve; the blocks of ``lambda2_block_diagonal`` after it, and only those whose
+    computed λ2 is <= ``CONNECTED_MIN`` (a connected block's λ2 is positive, so any larger
+    value proves connectivity and the check would cost ~5 % of CONN for nothing).
 ``"dense"``
-    ``scipy.linalg.eigvalsh`` on the dense Laplacian (two smallest eigenvalues). Cheapest for
-    small blocks, ~n³ beyond.
+    LAPACK on the dense Laplacian. Cheapest for small blocks, ~n³ beyond. In
+    ``lambda2_block_diagonal`` the small blocks are stacked by padded size into batched
+    ``numpy.linalg.eigvalsh`` calls (one LAPACK loop for many blocks instead of a Python call
+    per block); a single dense block uses ``scipy.linalg.eigvalsh`` for the two smallest
+    eigenvalues only.
 ``"lanczos"``
     The largest eigenvalue of the shifted and deflated operator ``B = S - θ1 v1 v1ᵀ``, with
     ``S = I + D^{-1/2} W D^{-1/2}`` (normalised) or ``S = c I - L``, ``c = 2 max d``
     (unnormalised). ``S`` is positive semi-definite and its top eigenpair is known exactly
     (``v1 ∝ D^{1/2} 1`` with θ1 = 2, resp. ``v1 ∝ 1`` with θ1 = c), so the largest eigenvalue
     of ``B`` is θ1 - λ2. Asking for the *largest* eigenvalue of a deflated operator converges
-    in far fewer products than ``which='SA'`` on ``L``. Sparse blocks all go through one
-    :func:`batched_lanczos` run (one product with the block-diagonal W per step, for every
-    class at once; budget ``LANCZOS_MAX_STEPS`` steps); dense blocks use ARPACK ``eigsh``
-    (``which='LA'``, budget ``LANCZOS_MAXITER`` restarts). The cost grows when λ2 is tiny
-    relative to the spread of the spectrum (ring- or path-like blocks), hence the budgets.
+    in far fewer products than ``which='SA'`` on ``L``. Sparse blocks go through
+    :func:`batched_lanczos` in groups of about ``LANCZOS_GROUP_NNZ`` stored entries (one
+    product with the group's block-diagonal matrix per step, for all its blocks at once;
+    converged blocks leave the product; budget ``LANCZOS_MAX_STEPS`` steps); dense blocks use
+    ARPACK ``eigsh`` (``which='LA'``, budget ``LANCZOS_MAXITER`` restarts). The cost grows
+    when λ2 is tiny relative to the spread of the spectrum (ring- or path-like blocks), hence
+    the budgets. Expander-like blocks (a self-expressive C's classes) need ~90 steps to
+    1e-13 whatever their size, so the cost per step is what the batching cuts.
 ``"shift-invert"``
     ARPACK on ``P (L - σ I)^{-1} P`` with ``P = I - v1 v1ᵀ`` and σ = ``-SHIFT`` x scale
     (slightly negative, so ``L - σ I`` is positive definite), factorised once by sparse LU
@@ -65,9 +74,35 @@ LANCZOS_TOL = 1e-12
 # Steps of the batched (unrestarted) Lanczos over all sparse blocks at once.
 LANCZOS_MAX_STEPS = 300
 # Batched Lanczos convergence: residual <= BATCH_TOL² θ1, or residual <= BATCH_TOL θ1 and the
-# quadratic error bound residual² / gap <= QUAD_TOL.
+# quadratic error bound residual² / gap <= QUAD_TOL, ten times below the 1e-12 CONN promises
+# (1e-14 cost ~4 % more steps on expander-like classes for no visible change).
 BATCH_TOL = 1e-7
-QUAD_TOL = 1e-14
+QUAD_TOL = 1e-13
+# Convergence checks of the batched Lanczos (each the top two eigenpairs of a ~100 x 100
+# tridiagonal matrix by LAPACK stebz/stein; checking every 8 steps through
+# scipy.linalg.eigh_tridiagonal cost 2.1 s of 21 s at N = 1e6): the first at step
+# CHECK_FIRST, the second CHECK_RETRY steps later, then at CHECK_SAFETY times the distance to
+# the step where the residual, extrapolated geometrically from the last two checks, passes
+# the test (Lanczos convergence speeds up, so a full extrapolation would overshoot), at most
+# CHECK_EVERY steps ahead. About 5 checks per expander-like block of ~1000 points (which
+# converge in 80-125 steps) instead of 12, for a step or two of overshoot.
+CHECK_FIRST = 16
+CHECK_RETRY = 8
+CHECK_SAFETY = 0.7
+CHECK_EVERY = 32
+# Blocks that converged leave the sparse product once they hold this share of its stored
+# entries (re-slicing the rest costs about one product; 0.15 and 0.4 were no better).
+COMPACT_SHARE = 0.25
+# Blocks that take the batched Lanczos path run in groups of about this many stored entries
+# (~18 MB of matrix): large enough that the ~15 numpy calls of a step are amortised over
+# ~40 blocks of 1,000 points, small enough that a group's vectors stay in cache and that a
+# group stops soon after its own slowest block (6e5 and 1.2e6 were ~5 % slower at N = 1e5).
+LANCZOS_GROUP_NNZ = 1_500_000
+# Dense blocks are stacked by size (padded to a multiple of 8) into batched eigvalsh calls of
+# at most DENSE_BATCH_ENTRIES floats; blocks above DENSE_BATCH_MAX (only reached with
+# method="dense") are solved one by one, asking LAPACK for the two smallest eigenvalues only.
+DENSE_BATCH_MAX = 256
+DENSE_BATCH_ENTRIES = 4_000_000
 # Sparse blocks whose mean number of stored entries per row is at most this go straight to
 # shift-invert: such blocks (rings, paths, grids, chains of small clusters) are where λ2 is tiny,
 # and their LU factors stay sparse.
@@ -76,6 +111,10 @@ SHIFT_INVERT_MAX_DEGREE = 4.0
 # below any λ2 we care about, so (λ2 - σ) / (λ3 - σ) stays close to λ2 / λ3.
 SHIFT = 1e-10
 SHIFT_INVERT_TOL = 1e-12
+# λ2 computed above this (times the block's largest degree for the unnormalised Laplacian)
+# proves the block connected; at or below it, connected_components decides (see
+# lambda2_block_diagonal).
+CONNECTED_MIN = 1e-8
 
 
 def degrees(w: np.ndarray | sp.csr_array) -> np.ndarray:
@@ -233,6 +272,52 @@ def _segment_sum(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.add.reduceat(x, starts[:-1]) if x.size else np.zeros(starts.size - 1)
 
 
+def _take_blocks(
+    w: sp.csr_array, starts: np.ndarray, keep: np.ndarray, pad: int | None = None
+) -> tuple[sp.csr_array, np.ndarray, np.ndarray]:
+    """The diagonal blocks ``keep`` (block indices, increasing) of a block-diagonal CSR ``w``.
+
+    Returns the block-diagonal sub-matrix, its block boundaries and the kept rows of ``w``.
+    Each kept block is a contiguous run of rows and of stored entries, all inside the block,
+    so this is one slice copy per block plus a shift of its column indices (no search, no
+    sort). With ``pad``, block ``i`` is placed at rows and columns ``i * pad`` onwards and
+    followed by empty rows up to ``(i + 1) * pad`` (``pad`` >= every kept block's size).
+    """
+    keep = np.asarray(keep, dtype=np.intp)
+    sizes = np.diff(starts)[keep]
+    if pad is None:
+        new_starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    else:
+        new_starts = np.arange(keep.size + 1, dtype=np.intp) * pad
+    lo, hi = starts[keep], starts[keep + 1]
+    p0, p1 = w.indptr[lo], w.indptr[hi]
+    offsets = np.concatenate([[0], np.cumsum(p1 - p0)])
+    n = int(new_starts[-1])
+    # Filled slice by slice: no per-block temporaries, no concatenation copy. 32-bit indices
+    # whenever they fit (scipy keeps a sparse array's int64 indices as given): a quarter less
+    # memory and a few per cent off each sparse product.
+    idx = np.int32 if max(n, int(offsets[-1])) < 2**31 else np.int64
+    data = np.empty(int(offsets[-1]), dtype=w.data.dtype)
+    indices = np.empty(int(offsets[-1]), dtype=idx)
+    indptr = np.empty(n + 1, dtype=idx)
+    indptr[0] = 0
+    rows = np.empty(int(sizes.sum()), dtype=np.intp)
+    r = 0
+    for i in range(keep.size):
+        a, b, o, o_end = p0[i], p1[i], offsets[i], offsets[i + 1]
+        s, e, t = lo[i], hi[i], new_starts[i]
+        data[o:o_end] = w.data[a:b]
+        np.subtract(w.indices[a:b], s - t, out=indices[o:o_end], casting="unsafe")
+        np.subtract(
+            w.indptr[s + 1 : e + 1], a - o, out=indptr[t + 1 : t + 1 + e - s], casting="unsafe"
+        )
+        indptr[t + 1 + e - s : new_starts[i + 1] + 1] = o_end  # empty padding rows
+        rows[r : r + e - s] = np.arange(s, e)
+        r += e - s
+    sub = sp.csr_array((data, indices, indptr), shape=(n, n))
+    return sub, new_starts, rows
+
+
 def batched_lanczos(
     w: sp.csr_array,
     starts: np.ndarray,
@@ -240,17 +325,28 @@ def batched_lanczos(
     laplacian: str,
     max_steps: int,
     tol: float,
+    blocks: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""λ2 of every diagonal block of a block-diagonal ``w`` by one simultaneous Lanczos run.
 
     Runs plain (unrestarted) Lanczos on the deflated, shifted operator of every block at once:
-    one sparse product with the whole block-diagonal matrix per step, per-block inner products
-    by segment sums. Only the largest Ritz value of each block's tridiagonal matrix is needed;
-    loss of orthogonality in plain Lanczos only adds copies of converged Ritz values, never a
-    wrong extreme one, so no reorthogonalisation is done. A block has converged when the
-    residual bound ``r = β_j |u_j|`` of its top Ritz pair is <= ``tol² · θ1``, or when
-    ``r <= tol · θ1`` and ``r² / gap <= QUAD_TOL`` (``gap`` = distance to the next Ritz value;
-    the eigenvalue error of a symmetric problem is at most ``r² / gap``).
+    one sparse product with the block-diagonal matrix of the blocks still running per step;
+    vectors are (blocks x largest block) arrays, so per-block inner products are row dot
+    products and the update of the new vector by q and q_prev is one fused ``einsum``. Only
+    the largest Ritz value of each block's tridiagonal matrix is needed; loss of orthogonality
+    in plain Lanczos only adds copies of converged Ritz values, never a wrong extreme one, so
+    no reorthogonalisation is done. A block has converged when the residual bound
+    ``r = β_j |u_j|`` of its top Ritz pair is <= ``tol² · θ1``, or when ``r <= tol · θ1`` and
+    ``r² / gap <= QUAD_TOL`` (``gap`` = distance to the next Ritz value; the eigenvalue error
+    of a symmetric problem is at most ``r² / gap``).
+
+    Cost control (all blocks need ~100 steps on expander-like classes, so the per-step work is
+    what matters): the deflation ``- θ1 v1 v1ᵀ`` is applied once per step as a projection of
+    the new vector (the iterate is kept orthogonal to ``v1``, so ``S q`` has no ``v1``
+    component beyond rounding, which the projection removes); a block's convergence is checked
+    at the step its residual is predicted to meet the test (geometric decay fitted to its last
+    two checks, at most ``CHECK_EVERY`` steps apart), not at every step; and blocks that have
+    converged leave the sparse product once they hold ``COMPACT_SHARE`` of its stored entries.
 
     Parameters
     ----------
@@ -264,87 +360,169 @@ def batched_lanczos(
     max_steps : int
         Lanczos steps before giving up on the blocks that have not converged.
     tol : float
+    blocks : numpy.ndarray of int, optional
+        Solve only these blocks (increasing); ``values`` and ``converged`` follow their order.
 
     Returns
     -------
     (values, converged) : (numpy.ndarray, numpy.ndarray of bool)
         λ2 per block (NaN where not converged).
     """
-    n = w.shape[0]
-    sizes = np.diff(starts)
+    starts = np.asarray(starts, dtype=np.intp)
+    if blocks is None:
+        blocks = np.arange(starts.size - 1)
+    blocks = np.asarray(blocks, dtype=np.intp)
+    sizes = np.diff(starts)[blocks]
     nb = sizes.size
-    ids = np.repeat(np.arange(nb), sizes)
+    # Vectors are (blocks, p) arrays, each block's entries first and zeros after: per-block
+    # inner products are row dot products (einsum), scalars broadcast per row, no segment
+    # sums and no gathers. The product matrix gets the same layout (its padding rows are
+    # empty, so padding entries stay 0); the copy is scaled in place below.
+    p = int(sizes.max())
+    m, _, rows = _take_blocks(sp.csr_array(w), starts, blocks, pad=p)
+    d = np.asarray(d, dtype=np.float64)[rows]
+    pad = np.arange(p)[None, :] < sizes[:, None]
+
+    def packed(x: np.ndarray) -> np.ndarray:
+        out = np.zeros((nb, p))
+        out[pad] = x
+        return out
+
     if laplacian == "normalized":
-        v1 = np.sqrt(d)
         theta1 = np.full(nb, 2.0)
-        s = 1.0 / np.sqrt(d)
-        # M = D^-1/2 W D^-1/2 once, so each step is one sparse product.
-        m = w.copy()
-        m.data *= s[np.repeat(np.arange(n), np.diff(m.indptr))] * s[m.indices]
-
-        def apply_s(x: np.ndarray) -> np.ndarray:
-            return x + m @ x
-
+        v1 = packed(np.sqrt(d))
+        s = packed(1.0 / np.sqrt(d)).ravel()
+        # M = D^-1/2 W D^-1/2, in place, one temporary at a time; S = I + M.
+        m.data *= s[m.indices]
+        m.data *= np.repeat(s, np.diff(m.indptr))
+        shift = pad.astype(np.float64)
     else:
-        v1 = np.ones(n)
-        theta1 = 2.0 * np.maximum.reduceat(d, starts[:-1])
-        diag = theta1[ids] - d
-
-        def apply_s(x: np.ndarray) -> np.ndarray:
-            return diag * x + w @ x
-
-    v1 = v1 / np.sqrt(_segment_sum(v1 * v1, starts))[ids]
-    th = theta1[ids]
-
-    def apply_b(x: np.ndarray) -> np.ndarray:
-        return apply_s(x) - th * v1 * _segment_sum(v1 * x, starts)[ids]
-
-    rng = np.random.default_rng(0)
-    q = rng.standard_normal(n)
-    q -= v1 * _segment_sum(v1 * q, starts)[ids]
-    q /= np.sqrt(_segment_sum(q * q, starts))[ids]
-    q_prev = np.zeros(n)
+        theta1 = 2.0 * np.maximum.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
+        v1 = pad.astype(np.float64)
+        # S = c I - L = (c - D) + W with c = 2 max d per block.
+        shift = packed(np.repeat(theta1, sizes) - d)
+    # S's diagonal goes into the matrix (one more entry a row, one vector pass less a step);
+    # the padding rows get none, so they stay empty.
+    m = sp.csr_array(m + sp.diags_array(shift.ravel(), format="csr"))
+    v1 /= np.sqrt(np.einsum("ij,ij->i", v1, v1))[:, None]
+    q = packed(np.random.default_rng(0).standard_normal(d.size))
+    q -= v1 * np.einsum("ij,ij->i", v1, q)[:, None]
+    q /= np.sqrt(np.einsum("ij,ij->i", q, q))[:, None]
+    # The vectors each step combines, as slots of one array so that subtracting q and q_prev
+    # from the new vector is one fused einsum: slots `qi` and `1 - qi` hold the current and
+    # the previous Lanczos vector (they swap roles every step), slot 2 holds v1.
+    basis = np.stack([q, np.zeros_like(q), v1])
+    del q
+    qi = 0
+    coef = np.zeros((2, nb))
     beta_prev = np.zeros(nb)
     alphas = np.zeros((max_steps, nb))
     betas = np.zeros((max_steps, nb))
     values = np.full(nb, np.nan)
     done = np.zeros(nb, dtype=bool)
+    # Check schedule per block: the next step to check and the last (step, log residual).
+    next_check = np.full(nb, CHECK_FIRST)
+    last_step = np.zeros(nb, dtype=np.intp)
+    last_log = np.full(nb, np.nan)
+    active = np.arange(nb)  # blocks in the current product, in order
+    nnz_block = np.diff(m.indptr[::p])
+    first_due = CHECK_FIRST
+    smallest = int(sizes.min())
     for j in range(max_steps):
-        x = apply_b(q) - beta_prev[ids] * q_prev
-        alpha = _segment_sum(q * x, starts)
-        x -= alpha[ids] * q
-        # Keep the iterate out of the deflated direction (B maps v1 to ~0 anyway).
-        x -= v1 * _segment_sum(v1 * x, starts)[ids]
-        beta = np.sqrt(_segment_sum(x * x, starts))
-        alphas[j], betas[j] = alpha, beta
         steps = j + 1
-        check = steps % 8 == 0 or steps == max_steps or np.any(~done & (steps == sizes - 1))
-        if check:
-            for b in np.flatnonzero(~done):
-                a_b = alphas[:steps, b]
-                e_b = betas[: steps - 1, b]
-                lo = max(steps - 2, 0)
-                vals, vecs = sla.eigh_tridiagonal(
-                    a_b, e_b, select="i", select_range=(lo, steps - 1)
-                )
-                top = vals[-1]
-                resid = betas[j, b] * abs(vecs[-1, -1])
-                # For a symmetric operator the Ritz value is within resid of an eigenvalue and,
-                # when the next Ritz value is `gap` below, within resid² / gap of it.
-                gap = top - vals[0] if vals.size > 1 else np.inf
+        q = basis[qi]
+        x = (m @ q.ravel()).reshape(q.shape)  # S q
+        # x = S q - α q - β q_prev in one fused update, α = qᵀ S q (q ⊥ q_prev, so this is
+        # the modified Gram-Schmidt α up to rounding); then v1's component is removed from
+        # what is left (keeping the iterate out of the deflated direction, S v1 = θ1 v1).
+        # Removing it in the same update would leave rounding relative to |S q| instead
+        # of |x|, which blows up when x nearly vanishes (Krylov space exhausted).
+        alpha = np.einsum("ij,ij->i", q, x)
+        coef[qi], coef[1 - qi] = alpha, beta_prev
+        x -= np.einsum("kij,ki->ij", basis[:2], coef[:2])
+        x -= np.einsum("ij,ij->i", basis[2], x)[:, None] * basis[2]
+        beta = np.sqrt(np.einsum("ij,ij->i", x, x))
+        alphas[j, active], betas[j, active] = alpha, beta
+        breakdown = beta.min() == 0.0
+        # Only build the per-block schedule mask on the steps where some check may be due.
+        stop = None
+        if steps >= first_due or steps >= smallest - 1 or breakdown or steps == max_steps:
+            running = ~done[active]
+            due = running & (
+                (next_check[active] <= steps) | (steps >= sizes[active] - 1) | (beta == 0)
+            )
+            if steps == max_steps:
+                due = running
+            for i in np.flatnonzero(due):
+                b = active[i]
+                top, resid, gap = _top_ritz(alphas[:steps, b], betas[:steps, b])
+                # For a symmetric operator the Ritz value is within resid of an eigenvalue
+                # and, when the next Ritz value is `gap` below, within resid² / gap of it.
                 strict = resid <= tol * tol * theta1[b]
                 quadratic = resid <= tol * theta1[b] and resid * resid <= QUAD_TOL * gap
                 if strict or quadratic:
-                    values[b] = theta1[b] - top
-                    done[b] = True
-            if done.all():
+                    values[b], done[b] = theta1[b] - top, True
+                    continue
+                # Residuals decay about geometrically: aim the next check at the step the
+                # quadratic test should pass.
+                log_r = np.log(max(resid, 1e-300))
+                target = np.log(max(min(tol * theta1[b], np.sqrt(QUAD_TOL * gap)), 1e-300))
+                rate = (log_r - last_log[b]) / (steps - last_step[b]) if last_step[b] else 0.0
+                if rate < 0:
+                    ahead = int(np.ceil(CHECK_SAFETY * (target - log_r) / rate))
+                    next_check[b] = steps + min(max(ahead, 1), CHECK_EVERY)
+                else:
+                    next_check[b] = steps + CHECK_RETRY
+                last_step[b], last_log[b] = steps, log_r
+            running = ~done[active]
+            if not running.any():
                 break
+            first_due = int(next_check[active[running]].min())
+            stop = ~running | (beta == 0)
+            if not stop.any():
+                stop = None
+        # The new vector overwrites the previous one's slot; then the slots swap roles.
+        if stop is None:
+            np.divide(x, beta[:, None], out=basis[1 - qi])
+            beta_prev = beta
+            qi = 1 - qi
+            continue
         # Breakdown (invariant subspace) or finished block: stop its iterate cleanly.
-        safe = np.where(beta > 0, beta, 1.0)
-        q_prev, q = q, x / safe[ids]
-        q[done[ids] | (beta[ids] == 0)] = 0.0
-        beta_prev = np.where(done, 0.0, beta)
+        np.divide(x, np.where(stop, 1.0, beta)[:, None], out=basis[1 - qi])
+        basis[:2, stop] = 0.0
+        beta_prev = np.where(stop, 0.0, beta)
+        qi = 1 - qi
+        if nnz_block[active[~running]].sum() >= COMPACT_SHARE * m.nnz:
+            keep = np.flatnonzero(running)
+            m = _take_blocks(m, np.arange(active.size + 1) * p, keep, pad=p)[0]
+            basis, active, beta_prev = basis[:, keep], active[keep], beta_prev[keep]
+            coef = np.zeros((2, keep.size))
+            smallest = int(sizes[active].min())
     return values, done
+
+
+_STEBZ, _STEIN = sla.get_lapack_funcs(("stebz", "stein"), (np.zeros(1),))
+
+
+def _top_ritz(alpha: np.ndarray, beta: np.ndarray) -> tuple[float, float, float]:
+    """Top Ritz value of the tridiagonal (``alpha``, ``beta[:-1]``), its residual bound
+    ``beta[-1] |u_last|`` and the distance to the next Ritz value.
+
+    The two largest eigenvalues by bisection (LAPACK ``stebz``) and their vectors by inverse
+    iteration (``stein``): what ``scipy.linalg.eigh_tridiagonal`` does, without its argument
+    checks, which cost more than the LAPACK work on these ~100 x 100 matrices.
+    """
+    steps = alpha.size
+    if steps == 1:
+        return float(alpha[0]), float(beta[0]), np.inf
+    e = beta[:-1]
+    m, w, iblock, isplit, info = _STEBZ(alpha, e, 2, 0.0, 0.0, steps - 1, steps, 0.0, "B")
+    if info == 0 and m == 2:
+        z, info = _STEIN(alpha, e, w[:2], iblock, isplit)
+    if info != 0 or m != 2:
+        w, z = sla.eigh_tridiagonal(alpha, e, select="i", select_range=(steps - 2, steps - 1))
+    i, j = (0, 1) if w[0] <= w[1] else (1, 0)  # "B" order is by split block, not by value
+    return float(w[j]), float(beta[-1] * abs(z[-1, j])), float(w[j] - w[i])
 
 
 def lambda2_block_diagonal(
@@ -360,11 +538,15 @@ def lambda2_block_diagonal(
 
     Blocks are ``w[starts[b]:starts[b+1], starts[b]:starts[b+1]]``; ``w`` has no entries
     outside them. Per block: one-vertex blocks give NaN (``"singleton"``); a zero-degree
-    vertex or more than one connected component gives exactly 0 (one
-    ``connected_components`` call for all blocks); then ``"dense"`` for blocks of at most
-    ``dense_max`` vertices, ``"shift-invert"`` for very sparse blocks, and all remaining blocks
-    go through one :func:`batched_lanczos` run, with shift-invert as the fallback for the
-    blocks it could not finish within ``LANCZOS_MAX_STEPS``.
+    vertex gives exactly 0; then ``"dense"`` for blocks of at most
+    ``dense_max`` vertices (stacked by padded size into batched ``numpy.linalg.eigvalsh``
+    calls), ``"shift-invert"`` for very sparse blocks, and all remaining blocks go through
+    :func:`batched_lanczos`, in groups of about ``LANCZOS_GROUP_NNZ`` stored entries (so each
+    group's matrix and vectors stay in cache), with shift-invert as the fallback for the blocks
+    it could not finish within ``LANCZOS_MAX_STEPS``. Last, the blocks whose computed λ2 is
+    at most ``CONNECTED_MIN`` (the only ones that can be disconnected) go through one
+    ``connected_components`` call: more than one component gives exactly 0
+    (``"components"``).
 
     Returns
     -------
@@ -396,13 +578,9 @@ def lambda2_block_diagonal(
     paths = ["singleton"] * nb
     if nb == 0:
         return values, paths
-    ids = np.repeat(np.arange(nb), sizes)
     d = degrees(w)
+    ids = np.repeat(np.arange(nb), sizes)
     isolated = np.bincount(ids[d <= zero_tol], minlength=nb) > 0
-    n_comp, comp = connected_components(w, directed=False, return_labels=True)
-    comp_block = np.empty(n_comp, dtype=np.intp)
-    comp_block[comp] = ids
-    n_comp_per_block = np.bincount(comp_block, minlength=nb)
     nnz_per_block = np.diff(w.indptr[starts])
 
     def block(b: int) -> sp.csr_array:
@@ -412,16 +590,13 @@ def lambda2_block_diagonal(
             (w.data[p0:p1], w.indices[p0:p1] - s, w.indptr[s : e + 1] - p0), shape=(e - s, e - s)
         )
 
-    lanczos: list[int] = []
+    route = np.full(nb, "", dtype=object)
     for b in range(nb):
         nv = sizes[b]
         if nv < 2:
             continue
         if isolated[b]:
             values[b], paths[b] = 0.0, "isolated"
-            continue
-        if n_comp_per_block[b] > 1:
-            values[b], paths[b] = 0.0, "components"
             continue
         m = method
         if m == "auto":
@@ -433,23 +608,20 @@ def lambda2_block_diagonal(
                 m = "lanczos"
         if nv == 2:
             m = "dense"
-        if m == "dense":
-            wb = block(b)
-            values[b], paths[b] = _dense(wb, degrees(wb), laplacian), "dense"
-        elif m == "shift-invert":
-            values[b], paths[b] = _shift_invert_or_lanczos(block(b), laplacian), "shift-invert"
-        else:
-            lanczos.append(b)
-    if lanczos:
-        sel = np.array(lanczos)
-        sub_starts = np.concatenate([[0], np.cumsum(sizes[sel])])
-        if sel.size == nb:
-            sub, sub_d = w, d
-        else:
-            idx = np.concatenate([np.arange(starts[b], starts[b + 1]) for b in sel])
-            sub, sub_d = w[idx][:, idx], d[idx]
-        vals, ok = batched_lanczos(sub, sub_starts, sub_d, laplacian, LANCZOS_MAX_STEPS, BATCH_TOL)
-        for i, b in enumerate(sel):
+        route[b] = m
+    dense = np.flatnonzero(route == "dense")
+    if dense.size:
+        values[dense] = _dense_batch(w, starts, d, dense, laplacian)
+        for b in dense:
+            paths[b] = "dense"
+    for b in np.flatnonzero(route == "shift-invert"):
+        values[b], paths[b] = _shift_invert_or_lanczos(block(b), laplacian), "shift-invert"
+    lanczos = np.flatnonzero(route == "lanczos")
+    for group in _groups(lanczos, nnz_per_block[lanczos], LANCZOS_GROUP_NNZ):
+        vals, ok = batched_lanczos(
+            w, starts, d, laplacian, LANCZOS_MAX_STEPS, BATCH_TOL, blocks=group
+        )
+        for i, b in enumerate(group):
             if ok[i]:
                 values[b], paths[b] = vals[i], "lanczos"
             elif method == "lanczos":
@@ -458,7 +630,98 @@ def lambda2_block_diagonal(
             else:
                 values[b] = _shift_invert_or_lanczos(block(b), laplacian)
                 paths[b] = "shift-invert"
+    # Disconnected blocks are exactly 0. Checked after the solve, and only where it is in
+    # doubt: a computed λ2 above CONNECTED_MIN (x the block's largest degree, unnormalised) is
+    # ~1e4 times any solver error above 0, so that block is connected; a disconnected one
+    # computes to ~1e-15. (The components of every block took ~5 % of CONN at N = 1e5.)
+    solved = np.flatnonzero(route != "")
+    if solved.size:
+        scale = np.ones(solved.size)
+        if laplacian == "unnormalized":
+            scale = np.array([d[starts[b] : starts[b + 1]].max() for b in solved])
+        doubt = solved[~(values[solved] > CONNECTED_MIN * scale)]
+        if doubt.size:
+            sub, sub_starts, _ = _take_blocks(w, starts, doubt)
+            # W is symmetric, so its strongly connected components are its connected ones;
+            # directed=False would first build W + Wᵀ, a second copy of the matrix.
+            n_comp, comp = connected_components(sub, directed=True, connection="strong")
+            comp_block = np.empty(n_comp, dtype=np.intp)
+            comp_block[comp] = np.repeat(np.arange(doubt.size), np.diff(sub_starts))
+            for i in np.flatnonzero(np.bincount(comp_block, minlength=doubt.size) > 1):
+                values[doubt[i]], paths[doubt[i]] = 0.0, "components"
     return values, paths
+
+
+def _groups(blocks: np.ndarray, nnz: np.ndarray, budget: int) -> list[np.ndarray]:
+    """Consecutive runs of ``blocks`` holding about ``budget`` stored entries each."""
+    out: list[np.ndarray] = []
+    first, total = 0, 0
+    for i, z in enumerate(nnz):
+        if i > first and total + z > budget:
+            out.append(blocks[first:i])
+            first, total = i, 0
+        total += z
+    if blocks.size:
+        out.append(blocks[first:])
+    return out
+
+
+def _dense_batch(
+    w: sp.csr_array, starts: np.ndarray, d: np.ndarray, blocks: np.ndarray, laplacian: str
+) -> np.ndarray:
+    """λ2 of the small ``blocks`` by stacked ``numpy.linalg.eigvalsh`` (one LAPACK loop).
+
+    Blocks are padded to a common size (a multiple of 8, at most ``DENSE_BATCH_PAD`` larger)
+    with a diagonal of ``pad`` > every Laplacian eigenvalue (2 normalised, 2 max d
+    unnormalised), so the two smallest eigenvalues of a padded matrix are the block's.
+    Blocks larger than ``DENSE_BATCH_MAX`` (only with ``method="dense"``) go one at a time
+    through ``scipy.linalg.eigvalsh`` with only the two smallest eigenvalues asked for.
+    """
+    sizes = np.diff(starts)[blocks]
+    out = np.empty(blocks.size)
+    big = sizes > DENSE_BATCH_MAX
+    for i in np.flatnonzero(big):
+        s, e = starts[blocks[i]], starts[blocks[i] + 1]
+        wb = w[s:e][:, s:e]
+        out[i] = _dense(wb, d[s:e], laplacian)
+    padded = -(-sizes // 8) * 8
+    for p in np.unique(padded[~big]):
+        sel = np.flatnonzero(~big & (padded == p))
+        # Stacks of at most ~DENSE_BATCH_ENTRIES floats keep the work array small.
+        step = max(1, DENSE_BATCH_ENTRIES // int(p * p))
+        for c0 in range(0, sel.size, step):
+            part = sel[c0 : c0 + step]
+            out[part] = _dense_stack(w, starts, d, blocks[part], int(p), laplacian)
+    return out
+
+
+def _dense_stack(w, starts, d, blocks, p: int, laplacian: str) -> np.ndarray:
+    sub, sub_starts, rows = _take_blocks(w, starts, blocks)
+    sizes = np.diff(sub_starts)
+    g = blocks.size
+    dd = d[rows]
+    row_block = np.repeat(np.arange(g), sizes)
+    local = np.arange(sub_starts[-1]) - np.repeat(sub_starts[:-1], sizes)
+    row_nnz = np.diff(sub.indptr)
+    e_block = np.repeat(row_block, row_nnz)
+    e_row = np.repeat(local, row_nnz)
+    e_col = sub.indices - sub_starts[e_block]
+    lap = np.zeros((g, p, p))
+    if laplacian == "normalized":
+        s = 1.0 / np.sqrt(dd)
+        lap[e_block, e_row, e_col] = -sub.data * np.repeat(s, row_nnz) * s[sub.indices]
+        diag = np.ones(dd.size)
+        pad = np.full(g, 4.0)
+    else:
+        lap[e_block, e_row, e_col] = -sub.data
+        diag = dd
+        pad = 4.0 * np.maximum.reduceat(dd, sub_starts[:-1]) + 1.0
+    # Self-loops are stored entries on the diagonal: add the Laplacian's diagonal to them.
+    lap[row_block, local, local] += diag
+    fill = np.arange(p)[None, :] >= sizes[:, None]
+    gi, li = np.nonzero(fill)
+    lap[gi, li, li] = pad[gi]
+    return np.linalg.eigvalsh(lap)[:, 1]
 
 
 def _shift_invert_or_lanczos(wb: sp.csr_array, laplacian: str) -> float:

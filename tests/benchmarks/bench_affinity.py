@@ -16,16 +16,35 @@ class blocks each eigen-solver path handled. Cases:
 ``--slow`` adds the 10,000-point ring forced through the batched Lanczos path (its budget is
 exhausted and it falls back to shift-invert) and a 2,000-point dense eigvalsh reference for
 the ring.
+
+Then the peer comparison (issue 14, item 2): sparse SRE + CONN against a per-block deflated
+``eigsh`` pipeline written the straightforward way (:func:`peer_sre_conn`: global
+W = |C| + |C|ᵀ, each class's block sliced from it, normalised Laplacian, scipy ``eigsh`` for
+the largest eigenvalue of ``I + D^-1/2 W D^-1/2`` minus its known top eigenpair, ``tol=1e-10``,
+whose eigenvalue error is ~residual² / gap, far below 1e-12; disconnected blocks give 0). Cases
+``subspace_like(N, 20, K, inside=0.9)`` at N = 1e5, K = 100 and N = 1e6, K = 1,000 (skipped
+with ``--quick``). Each side runs in a subprocess of its own on the same C (saved once to a
+temporary ``.npz``) so peak memory is comparable: the peak resident set while SRE + CONN ran
+(``VmHWM`` reset after C is loaded), and the resident set before (C, labels, interpreter).
+Times are the best of several runs, sides alternating; ``max |Δλ2|`` is over the classes.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import connected_components
 
 from metrics_core.affinity._diagnostics import connectivity, subspace_preserving_error
 
@@ -112,10 +131,149 @@ def row(name, c, labels, repeat=1, **conn_kwargs):
     return sre, conn
 
 
+# --------------------------------------------------------------------------- peer
+
+
+def peer_lambda2(wk: sp.csr_array) -> float:
+    """λ2 of one class block: exact 0 if disconnected, else deflated ``eigsh`` (dense if tiny)."""
+    n = wk.shape[0]
+    d = np.asarray(wk.sum(axis=1)).ravel()
+    if np.any(d <= 0) or connected_components(wk, directed=False, return_labels=False) > 1:
+        return 0.0
+    s = 1.0 / np.sqrt(d)
+    m = sp.csr_array(sp.diags_array(s) @ wk @ sp.diags_array(s))
+    if n <= 50:
+        return float(sla.eigvalsh(np.eye(n) - m.toarray(), subset_by_index=[1, 1])[0])
+    v1 = np.sqrt(d) / np.linalg.norm(np.sqrt(d))
+
+    def matvec(x: np.ndarray) -> np.ndarray:
+        x = x.ravel()
+        return x + m @ x - 2.0 * v1 * (v1 @ x)
+
+    op = spla.LinearOperator((n, n), matvec=matvec, dtype=np.float64)
+    v0 = np.random.default_rng(0).standard_normal(n)
+    top = spla.eigsh(op, k=1, which="LA", v0=v0, tol=1e-10, return_eigenvectors=False)[0]
+    return float(2.0 - top)
+
+
+def peer_sre_conn(c: sp.csr_array, labels: np.ndarray) -> tuple[float, np.ndarray]:
+    """SRE per stored entry, then CONN per class from the global W = |C| + |C|ᵀ."""
+    a = abs(sp.csr_array(c))
+    n = labels.size
+    rows = np.repeat(np.arange(n), np.diff(a.indptr))
+    total = np.bincount(rows, weights=a.data, minlength=n)
+    off = np.bincount(rows, weights=a.data * (labels[rows] != labels[a.indices]), minlength=n)
+    sre = float(np.mean(np.divide(off, total, out=np.zeros(n), where=total > 0)))
+    w = (a + a.T).tocsr()
+    classes = np.unique(labels)
+    lam = np.full(classes.size, np.nan)
+    for k, cls in enumerate(classes):
+        idx = np.flatnonzero(labels == cls)
+        if idx.size >= 2:
+            lam[k] = peer_lambda2(w[idx][:, idx])
+    return sre, lam
+
+
+def ours_sre_conn(c: sp.csr_array, labels: np.ndarray) -> tuple[float, np.ndarray]:
+    sre = subspace_preserving_error(c, labels).value
+    return sre, connectivity(c, labels).per_class
+
+
+def _status_kib(key: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return -1
+
+
+def _side(side: str, data: str, repeat: int, out: str) -> None:
+    """Subprocess body: load C, reset the peak RSS, run one side ``repeat`` times."""
+    c = sp.load_npz(data + ".npz").tocsr()
+    labels = np.load(data + ".npy")
+    fn = ours_sre_conn if side == "ours" else peer_sre_conn
+    base = _status_kib("VmRSS")
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # resets VmHWM to the current RSS
+    except OSError:
+        pass
+    best = np.inf
+    for i in range(repeat):
+        t = time.perf_counter()
+        sre, lam = fn(c, labels)
+        best = min(best, time.perf_counter() - t)
+        if i == 0:
+            peak = _status_kib("VmHWM")
+    np.save(out + ".npy", lam)
+    with open(out + ".json", "w") as f:
+        json.dump({"time": best, "peak_kib": peak, "base_kib": base, "sre": sre}, f)
+
+
+def _run_side(side: str, data: str, repeat: int, out: str) -> dict:
+    cmd = [sys.executable, __file__, "--side", side, "--data", data, "--repeat", str(repeat)]
+    subprocess.run([*cmd, "--out", out], check=True)
+    with open(out + ".json") as f:
+        res = json.load(f)
+    res["lam"] = np.load(out + ".npy")
+    return res
+
+
+def peer_table(quick: bool) -> None:
+    cases = [(100_000, 100, 2, 3)]  # (N, K, rounds of subprocesses per side, runs in each)
+    if not quick:
+        cases.append((1_000_000, 1_000, 2, 2))
+    print()
+    print("sparse SRE + CONN vs per-block deflated eigsh (20 nnz/row, inside=0.9; best time;")
+    print("peak = max RSS during the runs, in MiB, above 'base' = RSS with C loaded)")
+    print(
+        f"{'case':<18} {'ours s':>8} {'peer s':>8} {'ratio':>6} {'ours MiB':>9} {'peer MiB':>9} "
+        f"{'base MiB':>9} {'max|dλ2|':>9} {'|dSRE|':>9}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, k, rounds, repeat in cases:
+            c, labels = subspace_like(n, 20, k, inside=0.9)
+            data = os.path.join(tmp, "c")
+            sp.save_npz(data + ".npz", c, compressed=False)
+            np.save(data + ".npy", labels)
+            del c
+            res: dict = {"ours": [], "peer": []}
+            for _ in range(rounds):
+                for side in ("ours", "peer"):
+                    res[side].append(_run_side(side, data, repeat, os.path.join(tmp, side)))
+            t = {s: min(x["time"] for x in v) for s, v in res.items()}
+            peak = {s: max(x["peak_kib"] - x["base_kib"] for x in v) / 1024 for s, v in res.items()}
+            base = max(x["base_kib"] for v in res.values() for x in v) / 1024
+            ours, peer = res["ours"][0], res["peer"][0]
+            dlam = float(np.nanmax(np.abs(ours["lam"] - peer["lam"])))
+            dsre = abs(ours["sre"] - peer["sre"])
+            name = f"N={n:.0e} K={k}"
+            print(
+                f"{name:<18} {t['ours']:>8.3f} {t['peer']:>8.3f} {t['peer'] / t['ours']:>5.2f}x "
+                f"{peak['ours']:>9.0f} {peak['peer']:>9.0f} {base:>9.0f} {dlam:>9.1e} {dsre:>9.1e}",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slow", action="store_true", help="add the forced-Lanczos ring cases")
+    parser.add_argument("--quick", action="store_true", help="peer table at N = 1e5 only")
+    parser.add_argument("--peer-only", action="store_true", help="only the peer table")
+    parser.add_argument("--side", choices=("ours", "peer"), help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.side:
+        _side(args.side, args.data, args.repeat, args.out)
+        return
+    if not args.peer_only:
+        cases(args.slow)
+    peer_table(args.quick)
+
+
+def cases(slow: bool) -> None:
     print(
         f"{'case':<22} {'N':>7} {'nnz/row':>8} {'classes':>7} {'SRE s':>8} {'CONN s':>8} "
         f"{'total s':>8} {'cpu s':>8}  values / solver paths"
@@ -138,7 +296,7 @@ def main() -> None:
     )
     cs = sp.csr_array(c)
     row("dense-5k as CSR", cs, labels)
-    if args.slow:
+    if slow:
         row("ring-10k lanczos", ring, zeros, method="lanczos")
         small = ring_coef(2_000)
         row("ring-2k dense", small, np.zeros(2_000, dtype=int), method="dense")
