@@ -34,6 +34,10 @@ class Contingency:
     table : numpy.ndarray or scipy.sparse.csr_array
     classes, clusters : numpy.ndarray
         Label values of the rows and columns.
+    row_sums, col_sums : numpy.ndarray
+        Class sizes a_i and cluster sizes b_j.
+    counts, nz_rows, nz_cols : numpy.ndarray
+        The non-zero cells n_ij and their row and column indices, in row-major order.
     n_noise : int
         Number of points whose predicted label was a noise label (see ``noise_policy``).
     noise_policy : str
@@ -50,20 +54,36 @@ class Contingency:
     row_sums: np.ndarray = field(init=False)
     col_sums: np.ndarray = field(init=False)
     counts: np.ndarray = field(init=False)
+    nz_rows: np.ndarray = field(init=False, repr=False)
+    nz_cols: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        # The non-zero cells, found once (row-major): MI, the F-measure and the matching tables
+        # all read these instead of scanning a dense K x C table again.
         t = self.table
         if sp.issparse(t):
             rows = np.asarray(t.sum(axis=1)).ravel()
             cols = np.asarray(t.sum(axis=0)).ravel()
-            nz = t.data[t.data > 0]
+            csr = sp.csr_array(t)
+            csr.sort_indices()
+            nz_rows = np.repeat(np.arange(csr.shape[0], dtype=np.intp), np.diff(csr.indptr))
+            nz_cols = csr.indices.astype(np.intp)
+            vals = csr.data
         else:
             rows = t.sum(axis=1)
             cols = t.sum(axis=0)
-            nz = t[t > 0]
-        object.__setattr__(self, "row_sums", rows.astype(np.int64))
-        object.__setattr__(self, "col_sums", cols.astype(np.int64))
-        object.__setattr__(self, "counts", nz.astype(np.int64))
+            flat = np.flatnonzero(t != 0)  # via a bool mask: 5x faster than on the ints
+            n_cols = max(t.shape[1], 1)
+            nz_rows, nz_cols = np.divmod(flat, n_cols)
+            vals = t.reshape(-1)[flat]
+        keep = vals > 0
+        if not keep.all():
+            nz_rows, nz_cols, vals = nz_rows[keep], nz_cols[keep], vals[keep]
+        object.__setattr__(self, "row_sums", rows.astype(np.int64, copy=False))
+        object.__setattr__(self, "col_sums", cols.astype(np.int64, copy=False))
+        object.__setattr__(self, "counts", vals.astype(np.int64, copy=False))
+        object.__setattr__(self, "nz_rows", nz_rows.astype(np.intp, copy=False))
+        object.__setattr__(self, "nz_cols", nz_cols.astype(np.intp, copy=False))
 
     @property
     def n_samples(self) -> int:
@@ -104,6 +124,20 @@ def _factorize(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 return uniques, shifted
             lookup = np.cumsum(present, dtype=np.intp) - 1
             return uniques, lookup[shifted]
+    if labels.dtype.kind in "iuU" and labels.size:
+        # Arbitrary ids and strings: one O(N) hash pass (pandas.factorize, the floor's own
+        # factoriser) instead of np.unique's O(N log N) sort; then only the K uniques are
+        # sorted and the codes relabelled by one gather.
+        import pandas as pd
+
+        codes, uniques = pd.factorize(labels)
+        uniques = np.asarray(uniques, dtype=labels.dtype)
+        order = np.argsort(uniques, kind="stable")
+        if (order == np.arange(order.size)).all():
+            return uniques, codes.astype(np.intp, copy=False)
+        rank = np.empty(order.size, dtype=np.intp)
+        rank[order] = np.arange(order.size)
+        return uniques[order], rank[codes]
     uniques, codes = np.unique(labels, return_inverse=True)
     return uniques, codes.reshape(-1).astype(np.intp, copy=False)
 
@@ -214,7 +248,7 @@ def _count(
     k, c = len(classes), len(clusters)
     if k * c <= DENSE_CELL_LIMIT:
         flat = ti.astype(np.int64) * c + pi
-        table = np.bincount(flat, minlength=k * c).astype(np.int64).reshape(k, c)
+        table = np.bincount(flat, minlength=k * c).astype(np.int64, copy=False).reshape(k, c)
     else:
         ones = np.ones(ti.shape[0], dtype=np.int64)
         table = sp.csr_array((ones, (ti, pi)), shape=(k, c))

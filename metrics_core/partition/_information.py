@@ -77,13 +77,8 @@ def entropy(labels: Any) -> float:
 def _mi(c: Contingency) -> float:
     if c.n_classes <= 1 or c.n_clusters <= 1:
         return 0.0
-    t = c.table
-    if c.is_sparse:
-        coo = t.tocoo()
-        rows, cols, vals = coo.row, coo.col, coo.data
-    else:
-        rows, cols = np.nonzero(t)
-        vals = t[rows, cols]
+    # the table's non-zero cells, found once when it was counted (no scan of a dense table)
+    rows, cols, vals = c.nz_rows, c.nz_cols, c.counts
     n = float(c.n_samples)
     p = vals / n
     log_outer = -np.log(c.row_sums[rows].astype(np.float64) * c.col_sums[cols]) + 2 * np.log(n)

