@@ -186,12 +186,13 @@ def _hypergeometric_expectation(a: np.ndarray, b: np.ndarray, n: int) -> np.ndar
     hi = np.minimum(a, b)
     mode = np.clip((a + 1) * (b + 1) // (n + 2), lo, hi)  # exact: (a+1)(b+1) < 2**63
     # The reference c: an integer near μ inside the support, >= 1. For sd >= 2, any integer
-    # within tau = sd/2 of μ will do, and we take a multiple of g (a power of two <= tau) so that
-    # pairs of similar μ share it: [μ − tau, μ + tau] holds 2 tau >= 2g integers and lies inside
-    # the support (hi − μ and μ − lo are at least the variance). For sd < 2, c = round(μ)
-    # (then (c − μ)^2 <= 2 var, as for any integer variable of mean μ).
+    # within tau = sd of μ will do ((c − μ)² <= var: the two parts of the centred form then
+    # cancel at most 2:1), and we take a multiple of g (a power of two <= tau) so that pairs of
+    # similar μ share it: [μ − tau, μ + tau] holds 2 tau >= 2g integers and lies inside the
+    # support (hi − μ and μ − lo are at least the variance, >= 2 sd). For sd < 2, c = round(μ)
+    # (then (c − μ)² <= 2 var, as for any integer variable of mean μ).
     wide = sd >= 2.0
-    tau = np.where(wide, 0.5 * sd, 0.5)
+    tau = np.where(wide, sd, 0.5)
     g = np.where(wide, np.exp2(np.floor(np.log2(tau))), 1.0).astype(np.int64)
     c_lo = np.maximum(np.maximum(np.ceil(mu - tau).astype(np.int64), lo), 1)
     c_hi = np.minimum(np.floor(mu + tau).astype(np.int64), hi)
@@ -229,13 +230,20 @@ def _phi(t: np.ndarray) -> np.ndarray:
         out = np.where(t > -1.0, (1.0 + t) * np.log1p(t) - t, 1.0)  # t = −1: 0 log 0 + 1
     small = np.abs(t) < 0.25
     if small.any():
-        # Σ_{k>=2} (−1)^k t^k / (k (k−1)); 30 terms leave < 1e-17 of t²/2 at |t| = 1/4
+        # Σ_{k>=2} (−1)^k t^k / (k (k−1)), to k = 2 + the terms that |t| needs to fall below
+        # 1e-17 of the first (30 at |t| = 1/4)
         ts = t[small]
         acc = np.zeros_like(ts)
-        for k in range(31, 1, -1):
+        for k in range(_series_terms(ts), 1, -1):
             acc = acc * ts + (-1.0) ** k / (k * (k - 1))
         out[small] = acc * ts * ts
     return out
+
+
+def _series_terms(x: np.ndarray) -> int:
+    """The last power a series in x (|x| < 1/4) needs for 1e-17 relative: 2 + 17 / −log10|x|."""
+    top = float(np.abs(x).max())
+    return 3 if top == 0 else min(31, 3 + int(np.ceil(17.0 / -np.log10(top))))
 
 
 def _log1p_minus(d: np.ndarray) -> np.ndarray:
@@ -247,7 +255,7 @@ def _log1p_minus(d: np.ndarray) -> np.ndarray:
         # Σ_{k>=2} (−1)^(k+1) d^k / k
         ds = d[small]
         acc = np.zeros_like(ds)
-        for k in range(31, 1, -1):
+        for k in range(_series_terms(ds), 1, -1):
             acc = acc * ds + (-1.0) ** (k + 1) / k
         out[small] = acc * ds * ds
     return out
@@ -284,12 +292,12 @@ def _expectation_group(
     # rows [1, x log(x/c), c φ((x−c)/c)] of the three sums. 0 log 0 = 0.
     x_up = c + np.arange(1, n_up + 1, dtype=np.float64)
     x_dn = c - np.arange(1, n_down + 1, dtype=np.float64)
-    grids = []
-    for x in (x_up, x_dn):
-        t = (x - c) / c
-        with np.errstate(divide="ignore", invalid="ignore"):
-            xlog = np.where(x > 0, x * np.log1p(t), 0.0)
-        grids.append(np.stack([np.ones(x.size), xlog, c * _phi(t)]))
+    x = np.concatenate([x_up, x_dn])
+    t = (x - c) / c
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xlog = np.where(x > 0, x * np.log1p(t), 0.0)
+    grid = np.stack([np.ones(x.size), xlog, c * _phi(t)])
+    grids = (grid[:, :n_up], grid[:, n_up:])
     # Each side's ratios, as columns over the x they step from: going up, x = c .. c+n_up−1 and
     # P(x+1)/P(x) = (a−x)(b−x) / ((x+1)(n−a−b+x+1)); going down, x = c .. c−n_down+1 and
     # P(x−1)/P(x) = x(n−a−b+x) / ((a+1−x)(b+1−x)).
