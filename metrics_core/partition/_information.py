@@ -161,11 +161,12 @@ def _hypergeometric_expectation(a: np.ndarray, b: np.ndarray, n: int) -> np.ndar
     Exact to double precision, vectorised over the pairs (a, b) (each a, b >= 1). The pmf is
     never evaluated from log-gammas (their differences cancel at large n): each pair's weights
     come from the ratio recurrence P(x+1)/P(x) = (a−x)(b−x) / ((x+1)(n−a−b+x+1)), walked both
-    ways from a reference point c near the mean, and normalised by their sum. The window reaches
-    ``_WINDOW_SDS`` standard deviations past the mean; the pmf is log-concave, so the unvisited
-    tail past a last weight w reached with ratio r is at most w r / (1 − r), and a pair whose
-    bound is not below ``_TAIL_REL`` of its mode's weight is redone on a wider window. A test
-    checks it against the full sum in 50-digit arithmetic.
+    ways from a reference point c near the mean, and normalised by their sum. The window first
+    reaches about 9.5 standard deviations past the mean (see ``_WINDOW_LOG_TAIL``); the pmf is
+    log-concave, so the unvisited tail past a last weight w reached with ratio r is at most
+    w r / (1 − r), and a pair whose bound is not below ``_TAIL_REL`` of its mode's weight is
+    redone on a window twice as wide. Tests check it against the full sum in 50-digit
+    arithmetic.
 
     Pairs with the same c (chosen on a grid coarse enough that most pairs share it) share the x
     grid, so the functions of x are one vector per group and every sum over a group's weights is
