@@ -285,3 +285,37 @@ def test_factorize_sorts_arbitrary_ids_and_strings() -> None:
         assert uniques.tolist() == sorted(set(labels.tolist()))
         assert uniques.dtype == labels.dtype
         assert (uniques[codes] == labels).all()
+
+
+@pytest.mark.parametrize("k", [30, 2_100])  # 2,100² cells: a sparse (CSR) table
+def test_hash_factorised_table_is_the_table_of_the_sorted_codes(k: int) -> None:
+    """Ids counted in order of first appearance, then the table's rows and columns sorted:
+    the very table (and numbers) of the codes ranked by id."""
+    rng = np.random.default_rng(k)
+    n = 30_000
+    t = rng.integers(0, k, n)
+    p = np.where(rng.random(n) < 0.7, t, rng.integers(0, k, n))
+    ids_t, ids_p = rng.choice(2**40, k, replace=False), rng.choice(2**40, k, replace=False)
+    rank_t = np.unique(ids_t[t], return_inverse=True)[1]
+    rank_p = np.unique(ids_p[p], return_inverse=True)[1]
+    got = mc.contingency_table(ids_t[t], ids_p[p])
+    want = mc.contingency_table(rank_t, rank_p)
+    assert got.is_sparse == want.is_sparse == (k > 2_000)
+    assert (got.dense() == want.dense()).all()
+    assert (got.classes == np.unique(ids_t[t])).all()
+    assert (got.clusters == np.unique(ids_p[p])).all()
+    assert mc.evaluate(ids_t[t], ids_p[p]) == mc.evaluate(rank_t, rank_p)
+
+
+def test_hash_factorised_labels_with_noise_singletons() -> None:
+    rng = np.random.default_rng(9)
+    t = rng.integers(0, 20, 2_000)
+    p = np.where(rng.random(2_000) < 0.1, -1, rng.integers(0, 25, 2_000))
+    names = np.array([f"c{i}" for i in rng.permutation(20)])
+    ids = rng.choice(2**40, 25, replace=False)
+    ids_p = np.where(p < 0, -1, ids[p])
+    for policy in ("keep", "exclude", "singletons"):
+        got = mc.evaluate(names[t], ids_p, noise_policy=policy)
+        rank_t = np.unique(names[t], return_inverse=True)[1]
+        rank_p = np.unique(ids_p, return_inverse=True)[1] - 1  # -1 stays the lowest: noise
+        assert got == mc.evaluate(rank_t, rank_p, noise_policy=policy), policy

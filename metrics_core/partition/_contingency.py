@@ -109,6 +109,20 @@ class Contingency:
 
 def _factorize(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return (uniques, codes) with ``uniques[codes] == labels``, uniques sorted."""
+    uniques, codes, order = _factorize_unsorted(labels)
+    if order is None:
+        return uniques, codes
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    return uniques[order], rank[codes]
+
+
+def _factorize_unsorted(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(uniques, codes) with ``uniques[codes] == labels``, and the order that sorts the uniques
+    (``None`` when they already are sorted).
+
+    Callers that count a table permute its K rows by that order rather than relabel the N codes.
+    """
     if labels.dtype.kind in "iub" and labels.size:
         lo = int(labels.min())
         span = int(labels.max()) - lo + 1
@@ -121,25 +135,23 @@ def _factorize(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             uniques = (np.flatnonzero(present) + lo).astype(labels.dtype)
             if present.all():
                 # Already dense codes 0..K-1: skip the gather (it costs more than the count).
-                return uniques, shifted
+                return uniques, shifted, None
             lookup = np.cumsum(present, dtype=np.intp) - 1
-            return uniques, lookup[shifted]
+            return uniques, lookup[shifted], None
     if labels.dtype.kind in "iuU" and labels.size:
         # Arbitrary ids and strings: one O(N) hash pass (pandas.factorize, the floor's own
-        # factoriser) instead of np.unique's O(N log N) sort; then only the K uniques are
-        # sorted and the codes relabelled by one gather.
+        # factoriser) instead of np.unique's O(N log N) sort; only the K uniques are sorted.
         import pandas as pd
 
         codes, uniques = pd.factorize(labels)
         uniques = np.asarray(uniques, dtype=labels.dtype)
         order = np.argsort(uniques, kind="stable")
+        codes = codes.astype(np.intp, copy=False)
         if (order == np.arange(order.size)).all():
-            return uniques, codes.astype(np.intp, copy=False)
-        rank = np.empty(order.size, dtype=np.intp)
-        rank[order] = np.arange(order.size)
-        return uniques[order], rank[codes]
+            return uniques, codes, None
+        return uniques, codes, order
     uniques, codes = np.unique(labels, return_inverse=True)
-    return uniques, codes.reshape(-1).astype(np.intp, copy=False)
+    return uniques, codes.reshape(-1).astype(np.intp, copy=False), None
 
 
 @dataclass(frozen=True)
@@ -218,8 +230,12 @@ def contingency_table(
             )
         keep = ~noise
         t, p = t[keep], p[keep]
-    classes, ti = _factorize(t)
-    clusters, pi = _factorize(p)
+    classes, ti, class_order = _factorize_unsorted(t)
+    if n_noise and noise_policy == "singletons":
+        clusters, pi = _factorize(p)
+        cluster_order = None
+    else:
+        clusters, pi, cluster_order = _factorize_unsorted(p)
     if n_noise and noise_policy == "singletons":
         # Noise points become clusters of their own. The real clusters keep their labels (and
         # type); each singleton is a NoiseSingleton, which equals no real label whatever it is.
@@ -234,7 +250,19 @@ def contingency_table(
         names[:first_new] = clusters.tolist()
         names[first_new:] = [NoiseSingleton(int(i)) for i in noise_idx]
         clusters = names[used]
-    return _count(ti, pi, classes, clusters, n_noise, noise_policy)
+    if class_order is None and cluster_order is None:
+        return _count(ti, pi, classes, clusters, n_noise, noise_policy)
+    # Hash-factorised labels: the table was counted in order of first appearance; sorting its
+    # K rows and C columns costs far less than relabelling the N codes.
+    c = _count(ti, pi, classes, clusters, n_noise, noise_policy)
+    table = c.table
+    if class_order is not None:
+        table, classes = table[class_order], classes[class_order]
+    if cluster_order is not None:
+        table, clusters = table[:, cluster_order], clusters[cluster_order]
+    if sp.issparse(table):
+        table = sp.csr_array(table)
+    return Contingency(table, classes, clusters, n_noise, noise_policy)
 
 
 def _count(
@@ -247,7 +275,7 @@ def _count(
 ) -> Contingency:
     k, c = len(classes), len(clusters)
     if k * c <= DENSE_CELL_LIMIT:
-        flat = ti.astype(np.int64) * c + pi
+        flat = ti.astype(np.int64, copy=False) * c + pi  # no copy: the product is one already
         table = np.bincount(flat, minlength=k * c).astype(np.int64, copy=False).reshape(k, c)
     else:
         ones = np.ones(ti.shape[0], dtype=np.int64)
