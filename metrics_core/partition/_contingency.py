@@ -34,6 +34,10 @@ class Contingency:
     table : numpy.ndarray or scipy.sparse.csr_array
     classes, clusters : numpy.ndarray
         Label values of the rows and columns.
+    row_sums, col_sums : numpy.ndarray
+        Class sizes a_i and cluster sizes b_j.
+    counts, nz_rows, nz_cols : numpy.ndarray
+        The non-zero cells n_ij and their row and column indices, in row-major order.
     n_noise : int
         Number of points whose predicted label was a noise label (see ``noise_policy``).
     noise_policy : str
@@ -50,20 +54,36 @@ class Contingency:
     row_sums: np.ndarray = field(init=False)
     col_sums: np.ndarray = field(init=False)
     counts: np.ndarray = field(init=False)
+    nz_rows: np.ndarray = field(init=False, repr=False)
+    nz_cols: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        # The non-zero cells, found once (row-major): MI, the F-measure and the matching tables
+        # all read these instead of scanning a dense K x C table again.
         t = self.table
         if sp.issparse(t):
             rows = np.asarray(t.sum(axis=1)).ravel()
             cols = np.asarray(t.sum(axis=0)).ravel()
-            nz = t.data[t.data > 0]
+            csr = sp.csr_array(t)
+            csr.sort_indices()
+            nz_rows = np.repeat(np.arange(csr.shape[0], dtype=np.intp), np.diff(csr.indptr))
+            nz_cols = csr.indices.astype(np.intp)
+            vals = csr.data
         else:
             rows = t.sum(axis=1)
             cols = t.sum(axis=0)
-            nz = t[t > 0]
-        object.__setattr__(self, "row_sums", rows.astype(np.int64))
-        object.__setattr__(self, "col_sums", cols.astype(np.int64))
-        object.__setattr__(self, "counts", nz.astype(np.int64))
+            flat = np.flatnonzero(t != 0)  # via a bool mask: 5x faster than on the ints
+            n_cols = max(t.shape[1], 1)
+            nz_rows, nz_cols = np.divmod(flat, n_cols)
+            vals = t.reshape(-1)[flat]
+        keep = vals > 0
+        if not keep.all():
+            nz_rows, nz_cols, vals = nz_rows[keep], nz_cols[keep], vals[keep]
+        object.__setattr__(self, "row_sums", rows.astype(np.int64, copy=False))
+        object.__setattr__(self, "col_sums", cols.astype(np.int64, copy=False))
+        object.__setattr__(self, "counts", vals.astype(np.int64, copy=False))
+        object.__setattr__(self, "nz_rows", nz_rows.astype(np.intp, copy=False))
+        object.__setattr__(self, "nz_cols", nz_cols.astype(np.intp, copy=False))
 
     @property
     def n_samples(self) -> int:
@@ -89,6 +109,20 @@ class Contingency:
 
 def _factorize(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return (uniques, codes) with ``uniques[codes] == labels``, uniques sorted."""
+    uniques, codes, order = _factorize_unsorted(labels)
+    if order is None:
+        return uniques, codes
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    return uniques[order], rank[codes]
+
+
+def _factorize_unsorted(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(uniques, codes) with ``uniques[codes] == labels``, and the order that sorts the uniques
+    (``None`` when they already are sorted).
+
+    Callers that count a table permute its K rows by that order rather than relabel the N codes.
+    """
     if labels.dtype.kind in "iub" and labels.size:
         lo = int(labels.min())
         span = int(labels.max()) - lo + 1
@@ -101,11 +135,23 @@ def _factorize(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             uniques = (np.flatnonzero(present) + lo).astype(labels.dtype)
             if present.all():
                 # Already dense codes 0..K-1: skip the gather (it costs more than the count).
-                return uniques, shifted
+                return uniques, shifted, None
             lookup = np.cumsum(present, dtype=np.intp) - 1
-            return uniques, lookup[shifted]
+            return uniques, lookup[shifted], None
+    if labels.dtype.kind in "iuU" and labels.size:
+        # Arbitrary ids and strings: one O(N) hash pass (pandas.factorize, the floor's own
+        # factoriser) instead of np.unique's O(N log N) sort; only the K uniques are sorted.
+        import pandas as pd
+
+        codes, uniques = pd.factorize(labels)
+        uniques = np.asarray(uniques, dtype=labels.dtype)
+        order = np.argsort(uniques, kind="stable")
+        codes = codes.astype(np.intp, copy=False)
+        if (order == np.arange(order.size)).all():
+            return uniques, codes, None
+        return uniques, codes, order
     uniques, codes = np.unique(labels, return_inverse=True)
-    return uniques, codes.reshape(-1).astype(np.intp, copy=False)
+    return uniques, codes.reshape(-1).astype(np.intp, copy=False), None
 
 
 @dataclass(frozen=True)
@@ -184,8 +230,12 @@ def contingency_table(
             )
         keep = ~noise
         t, p = t[keep], p[keep]
-    classes, ti = _factorize(t)
-    clusters, pi = _factorize(p)
+    classes, ti, class_order = _factorize_unsorted(t)
+    if n_noise and noise_policy == "singletons":
+        clusters, pi = _factorize(p)
+        cluster_order = None
+    else:
+        clusters, pi, cluster_order = _factorize_unsorted(p)
     if n_noise and noise_policy == "singletons":
         # Noise points become clusters of their own. The real clusters keep their labels (and
         # type); each singleton is a NoiseSingleton, which equals no real label whatever it is.
@@ -200,7 +250,19 @@ def contingency_table(
         names[:first_new] = clusters.tolist()
         names[first_new:] = [NoiseSingleton(int(i)) for i in noise_idx]
         clusters = names[used]
-    return _count(ti, pi, classes, clusters, n_noise, noise_policy)
+    if class_order is None and cluster_order is None:
+        return _count(ti, pi, classes, clusters, n_noise, noise_policy)
+    # Hash-factorised labels: the table was counted in order of first appearance; sorting its
+    # K rows and C columns costs far less than relabelling the N codes.
+    c = _count(ti, pi, classes, clusters, n_noise, noise_policy)
+    table = c.table
+    if class_order is not None:
+        table, classes = table[class_order], classes[class_order]
+    if cluster_order is not None:
+        table, clusters = table[:, cluster_order], clusters[cluster_order]
+    if sp.issparse(table):
+        table = sp.csr_array(table)
+    return Contingency(table, classes, clusters, n_noise, noise_policy)
 
 
 def _count(
@@ -213,8 +275,8 @@ def _count(
 ) -> Contingency:
     k, c = len(classes), len(clusters)
     if k * c <= DENSE_CELL_LIMIT:
-        flat = ti.astype(np.int64) * c + pi
-        table = np.bincount(flat, minlength=k * c).astype(np.int64).reshape(k, c)
+        flat = ti.astype(np.int64, copy=False) * c + pi  # no copy: the product is one already
+        table = np.bincount(flat, minlength=k * c).astype(np.int64, copy=False).reshape(k, c)
     else:
         ones = np.ones(ti.shape[0], dtype=np.int64)
         table = sp.csr_array((ones, (ti, pi)), shape=(k, c))

@@ -32,9 +32,20 @@ _DEGENERATE_REL = 1e-10
 # The unvisited tail of each hypergeometric sum is kept below this fraction of the mode's
 # weight: far under double-precision rounding of the total.
 _TAIL_REL = 1e-18
-_PAIR_BATCH = 200_000
-_STEP_BLOCK = 16
-_MAX_STEP_BLOCK = 1024
+# First guess of how far each sum reaches past its mean, in standard deviations: k0 with
+# e^(−k0²/2) · sd / k0 (a Gaussian tail and the tail bound's 1 / (1 − r) ≈ sd / k0) at
+# _TAIL_REL, stretched on the skewed side by the Cornish-Fisher term γ k0² / 6, plus
+# _WINDOW_PAD points. Sums whose tail bound is not met there are redone on a window twice as
+# wide, so this only sets the speed.
+_WINDOW_LOG_TAIL = 43.0  # > −ln(_TAIL_REL) = 41.4
+_WINDOW_PAD = 2
+# Weights computed per block of a group (cells, 1 MB): wide rows for the scan loop, and small
+# enough for its passes to stay in cache (measured best of 2**15 .. 2**19).
+_BLOCK_CELLS = 1 << 17
+# Below this many pairs in a block np.cumprod beats a Python loop over the rows.
+_ROW_SCAN_MIN = 64
+# (a, b) pairs per batch of _emi: bounds the per-pair arrays (~20 of them) to a few MB each.
+_PAIR_BATCH = 1 << 18
 
 
 def _entropy_from_counts(counts: np.ndarray) -> float:
@@ -66,13 +77,8 @@ def entropy(labels: Any) -> float:
 def _mi(c: Contingency) -> float:
     if c.n_classes <= 1 or c.n_clusters <= 1:
         return 0.0
-    t = c.table
-    if c.is_sparse:
-        coo = t.tocoo()
-        rows, cols, vals = coo.row, coo.col, coo.data
-    else:
-        rows, cols = np.nonzero(t)
-        vals = t[rows, cols]
+    # the table's non-zero cells, found once when it was counted (no scan of a dense table)
+    rows, cols, vals = c.nz_rows, c.nz_cols, c.counts
     n = float(c.n_samples)
     p = vals / n
     log_outer = -np.log(c.row_sums[rows].astype(np.float64) * c.col_sums[cols]) + 2 * np.log(n)
@@ -149,80 +155,216 @@ def _nmi(t: TableStats, average_method: str) -> float:
     return float(mi / _generalized_mean(t.cached(_h_true), t.cached(_h_pred), average_method))
 
 
-def _log_ratio(x: np.ndarray, ab: np.ndarray, n: int) -> np.ndarray:
-    """log(x / μ) with μ = ab/n, as log1p((x n − ab) / ab) with the difference taken exactly.
-
-    Near x ≈ μ, log x − log μ (or even log(x/μ)) loses all but a few digits; the integer
-    difference x·n − a·b does not. Where x = 0 the caller's factor x makes the term 0.
-    """
-    diff = np.asarray(x, dtype=np.float64).astype(np.int64) * np.int64(n) - ab
-    with np.errstate(divide="ignore"):
-        return np.log1p(diff / ab.astype(np.float64))
-
-
 def _hypergeometric_expectation(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
     """E[X log(X / μ)] for X ~ Hypergeometric(population n, a successes, b draws), μ = ab/n.
 
-    Exact to double precision: starts at the mode with weight 1, walks both ways with the
-    pmf's ratio recurrence P(x+1)/P(x) = (a−x)(b−x) / ((x+1)(n−a−b+x+1)), normalises by the sum
-    of the weights it visited, and stops in each direction once the bound w·r/(1 − r) on the
-    unvisited tail (w the last weight, r the last ratio; the pmf is log-concave, so later ratios
-    are smaller) is below
-    ``_TAIL_REL`` of the mode's weight. A test checks it against the full sum in 50-digit
+    Exact to double precision, vectorised over the pairs (a, b) (each a, b >= 1). The pmf is
+    never evaluated from log-gammas (their differences cancel at large n): each pair's weights
+    come from the ratio recurrence P(x+1)/P(x) = (a−x)(b−x) / ((x+1)(n−a−b+x+1)), walked both
+    ways from a reference point c near the mean, and normalised by their sum. The window first
+    reaches about 9.5 standard deviations past the mean (see ``_WINDOW_LOG_TAIL``); the pmf is
+    log-concave, so the unvisited tail past a last weight w reached with ratio r is at most
+    w r / (1 − r), and a pair whose bound is not below ``_TAIL_REL`` of its mode's weight is
+    redone on a window twice as wide. Tests check it against the full sum in 50-digit
     arithmetic.
-    No log-gamma differences are taken, so there is no cancellation at large n.
+
+    Pairs with the same c (chosen on a grid coarse enough that most pairs share it) share the x
+    grid, so the functions of x are one vector per group and every sum over a group's weights is
+    one matrix product. The expectation is taken as Σw f(x) / Σw + μ (log(c/μ) − (c/μ − 1)),
+    f(x) = x log(x/c) − (x − c) >= 0, using E[X] = μ exactly (see :func:`_expectation_group`):
+    no terms of size |x − μ| are summed, so it stays exact where the variance is far below μ
+    (both groups near N), where summing x log(x/μ) itself loses digits.
     """
-    a = a.astype(np.float64)
-    b = b.astype(np.float64)
-    nf = float(n)
-    lo = np.maximum(0.0, a + b - nf)
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    out = np.zeros(a.shape, dtype=np.float64)
+    if a.size == 0:
+        return out
+    af, bf, nf = a.astype(np.float64), b.astype(np.float64), float(n)
+    mu = af * bf / nf
+    sd = np.sqrt(af * bf * (nf - af) * (nf - bf) / (nf * nf * max(nf - 1.0, 1.0)))
+    lo = np.maximum(a + b - n, 0)
     hi = np.minimum(a, b)
-    mode = np.clip(np.floor((a + 1) * (b + 1) / (nf + 2)), lo, hi)
-    ab = a.astype(np.int64) * b.astype(np.int64)  # exact: a, b <= n <= 3e9
-    # weight sum and Σ w x log(x/μ), starting at the mode (weight 1)
+    mode = np.clip((a + 1) * (b + 1) // (n + 2), lo, hi)  # exact: (a+1)(b+1) < 2**63
+    # The reference c: an integer near μ inside the support, >= 1. For sd >= 2, any integer
+    # within tau = sd of μ will do ((c − μ)² <= var: the two parts of the centred form then
+    # cancel at most 2:1), and we take a multiple of g (a power of two <= tau) so that pairs of
+    # similar μ share it: [μ − tau, μ + tau] holds 2 tau >= 2g integers and lies inside the
+    # support (hi − μ and μ − lo are at least the variance, >= 2 sd). For sd < 2, c = round(μ)
+    # (then (c − μ)² <= 2 var, as for any integer variable of mean μ).
+    wide = sd >= 2.0
+    tau = np.where(wide, sd, 0.5)
+    g = np.where(wide, np.exp2(np.floor(np.log2(tau))), 1.0).astype(np.int64)
+    c_lo = np.maximum(np.maximum(np.ceil(mu - tau).astype(np.int64), lo), 1)
+    c_hi = np.minimum(np.floor(mu + tau).astype(np.int64), hi)
+    c = np.minimum(-(-c_lo // g) * g, c_hi)
+    c = np.minimum(np.maximum(c, np.maximum(lo, 1)), hi)
+    # Group by c and by sd to within 2^(1/4), so a group's common window wastes little.
+    sd_key = np.round(4.0 * np.log2(np.maximum(sd, 1.0))).astype(np.int64)
+    group = c * 128 + sd_key  # sd < 2**31, so sd_key < 128
+    order = np.argsort(group, kind="stable")
+    bounds = np.flatnonzero(np.diff(group[order])) + 1
+    # skewness of each hypergeometric, stretching the window on its heavier side
     with np.errstate(divide="ignore", invalid="ignore"):
-        first = np.where(mode > 0, mode * _log_ratio(mode, ab, n), 0.0)
-    wsum = np.ones_like(a)
-    acc = first
-    rest = nf - a - b
-    sd2 = a * b * (nf - a) * (nf - b) / (nf * nf * max(nf - 1.0, 1.0))  # hypergeometric variance
-    for direction in (1, -1):
-        idx = np.flatnonzero(mode < hi if direction == 1 else mode > lo)
-        x = mode[idx].copy()
-        w = np.ones(idx.size)
-        while idx.size:
-            ai, bi, ri, abi = a[idx], b[idx], rest[idx], ab[idx]
-            # Walk in blocks as wide as the widest remaining distribution needs (a few sds).
-            block = int(min(_MAX_STEP_BLOCK, max(_STEP_BLOCK, 4 * np.sqrt(sd2[idx].max()))))
-            steps = np.arange(block, dtype=np.float64)
-            xs = x[:, None] + direction * steps[None, :]  # the x each ratio starts from
-            if direction == 1:
-                ratio = (
-                    (ai[:, None] - xs) * (bi[:, None] - xs) / ((xs + 1) * (ri[:, None] + xs + 1))
-                )
-                new_x = xs + 1
-                valid = new_x <= hi[idx][:, None]
+        skew = (
+            (nf - 2 * af)
+            * np.sqrt(max(nf - 1.0, 0.0))
+            * (nf - 2 * bf)
+            / (np.sqrt(af * bf * (nf - af) * (nf - bf)) * max(nf - 2.0, 1.0))
+        )
+    skew = np.where(np.isfinite(skew), skew, 0.0)
+    k0 = np.sqrt(2.0 * (_WINDOW_LOG_TAIL + np.log1p(sd)))
+    k_up = k0 * np.maximum(1.0 + skew * k0 / 6.0, 0.5)
+    k_down = k0 * np.maximum(1.0 - skew * k0 / 6.0, 0.5)
+    for idx in np.split(order, bounds):
+        ci = int(c[idx[0]])
+        n_up = int(np.ceil((mu[idx] + k_up[idx] * sd[idx] - ci).max())) + _WINDOW_PAD
+        n_down = int(np.ceil((ci - mu[idx] + k_down[idx] * sd[idx]).max())) + _WINDOW_PAD
+        _expectation_group(out, idx, a, b, lo, hi, mode, ci, n_up, n_down, n)
+    return out
+
+
+def _phi(t: np.ndarray) -> np.ndarray:
+    """(1 + t) log(1 + t) − t, accurate to rounding also where it is ~t²/2 (small t)."""
+    t = np.asarray(t, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(t > -1.0, (1.0 + t) * np.log1p(t) - t, 1.0)  # t = −1: 0 log 0 + 1
+    small = np.abs(t) < 0.25
+    if small.any():
+        # Σ_{k>=2} (−1)^k t^k / (k (k−1)), to k = 2 + the terms that |t| needs to fall below
+        # 1e-17 of the first (30 at |t| = 1/4)
+        ts = t[small]
+        acc = np.zeros_like(ts)
+        for k in range(_series_terms(ts), 1, -1):
+            acc = acc * ts + (-1.0) ** k / (k * (k - 1))
+        out[small] = acc * ts * ts
+    return out
+
+
+def _series_terms(x: np.ndarray) -> int:
+    """The last power a series in x (|x| < 1/4) needs for 1e-17 relative: 2 + 17 / −log10|x|."""
+    top = float(np.abs(x).max())
+    return 3 if top == 0 else min(31, 3 + int(np.ceil(17.0 / -np.log10(top))))
+
+
+def _log1p_minus(d: np.ndarray) -> np.ndarray:
+    """log(1 + d) − d, accurate to rounding also where it is ~−d²/2 (small d)."""
+    d = np.asarray(d, dtype=np.float64)
+    out = np.log1p(d) - d
+    small = np.abs(d) < 0.25
+    if small.any():
+        # Σ_{k>=2} (−1)^(k+1) d^k / k
+        ds = d[small]
+        acc = np.zeros_like(ds)
+        for k in range(_series_terms(ds), 1, -1):
+            acc = acc * ds + (-1.0) ** (k + 1) / k
+        out[small] = acc * ds * ds
+    return out
+
+
+def _expectation_group(
+    out: np.ndarray,
+    idx: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    mode: np.ndarray,
+    c: int,
+    n_up: int,
+    n_down: int,
+    n: int,
+) -> None:
+    """E[X log(X/μ)] of the pairs ``idx`` sharing the reference c, into ``out[idx]``.
+
+    With w the weights (relative to x = c), S0 = Σw, d = c/μ − 1 and E[X] = μ exactly:
+
+    - centred (|d| <= 1/2): E = Σw f(x) / S0 + μ (log(1 + d) − d), f(x) = x log(x/c) − (x − c)
+      = c φ((x − c)/c) >= 0. No term of size |x − μ| is ever summed: the first sum has positive
+      terms only and the second is a small number computed directly, so nothing cancels but
+      the mild (c − μ)²/(2μ) between the two;
+    - plain (|d| > 1/2, μ < 2 only): E = Σw x log(x/c) / S0 + μ log(1 + d); here c = 1 or 2,
+      and both terms are positive (or O(1) with no large cancellation).
+    """
+    n_up = max(0, min(n_up, int(hi[idx].max()) - c))
+    n_down = max(0, min(n_down, c - int(lo[idx].min())))
+    nf = float(n)
+    # x on the grid above c (x = c+1 .. c+n_up) and below it (x = c−1 .. c−n_down), and the
+    # rows [1, x log(x/c), c φ((x−c)/c)] of the three sums. 0 log 0 = 0.
+    x_up = c + np.arange(1, n_up + 1, dtype=np.float64)
+    x_dn = c - np.arange(1, n_down + 1, dtype=np.float64)
+    x = np.concatenate([x_up, x_dn])
+    t = (x - c) / c
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xlog = np.where(x > 0, x * np.log1p(t), 0.0)
+    grid = np.stack([np.ones(x.size), xlog, c * _phi(t)])
+    grids = (grid[:, :n_up], grid[:, n_up:])
+    # Each side's ratios, as columns over the x they step from: going up, x = c .. c+n_up−1 and
+    # P(x+1)/P(x) = (a−x)(b−x) / ((x+1)(n−a−b+x+1)); going down, x = c .. c−n_down+1 and
+    # P(x−1)/P(x) = x(n−a−b+x) / ((a+1−x)(b+1−x)).
+    sides = []
+    if n_up:
+        xs = (x_up - 1.0)[:, None]
+        sides.append((True, xs, xs + 1.0, grids[0]))
+    if n_down:
+        xs = (x_dn + 1.0)[:, None]
+        sides.append((False, xs, None, grids[1]))
+    step = max(1, _BLOCK_CELLS // max(n_up, n_down, 1))
+    redo = []
+    for start in range(0, idx.size, step):
+        sel = idx[start : start + step]
+        af = a[sel].astype(np.float64)
+        bf = b[sel].astype(np.float64)
+        rest = nf - af - bf  # n − a − b
+        sums = np.zeros((3, sel.size))
+        sums[0] = 1.0  # the weight of x = c (where both other rows are 0)
+        ok = np.ones(sel.size, dtype=bool)
+        w_mode = np.ones(sel.size)
+        m_off = mode[sel] - c  # where the mode is: its weight is the largest
+        cols = np.arange(sel.size)
+        ends = []
+        for up, xs, xs1, rows in sides:
+            if up:
+                w = af - xs
+                w *= bf - xs
+                den = rest + xs1
+                den *= xs1
+                at_end = c + xs.size >= hi[sel]
             else:
-                ratio = xs * (ri[:, None] + xs) / ((ai[:, None] - xs + 1) * (bi[:, None] - xs + 1))
-                new_x = xs - 1
-                valid = new_x >= lo[idx][:, None]
-            ratio = np.where(valid, ratio, 0.0)
-            wk = w[:, None] * np.cumprod(ratio, axis=1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lr = _log_ratio(np.where(valid, new_x, 1.0), abi[:, None], n)
-                term = np.where(valid & (new_x > 0), new_x * lr, 0.0)
-            np.add.at(wsum, idx, wk.sum(axis=1))
-            np.add.at(acc, idx, (wk * term).sum(axis=1))
-            w = wk[:, -1]
-            x = new_x[:, -1]
-            last_ratio = ratio[:, -1]
+                w = rest + xs
+                w *= xs
+                den = (af + 1.0) - xs
+                den *= (bf + 1.0) - xs
+                at_end = c - xs.size <= lo[sel]
+            w /= den
+            last_ratio = w[-1].copy()
+            if sel.size < _ROW_SCAN_MIN:
+                np.cumprod(w, axis=0, out=w)
+            else:  # np.cumprod along either axis is ~8x slower than this loop at this width
+                for i in range(1, w.shape[0]):
+                    np.multiply(w[i], w[i - 1], out=w[i])
+            sums += rows @ w
+            here = m_off > 0 if up else m_off < 0
+            w_mode[here] = w[np.abs(m_off[here]) - 1, cols[here]]
+            ends.append((w[-1].copy(), last_ratio, at_end))
+        for last, ratio, at_end in ends:
             # Log-concavity: later ratios are smaller, so the unvisited tail is at most
-            # w r / (1 − r); stop once that is below _TAIL_REL of the mode's weight.
-            more = valid[:, -1] & ~(
-                (last_ratio < 1.0) & (w * last_ratio < _TAIL_REL * (1.0 - last_ratio))
-            )
-            idx, x, w = idx[more], x[more], w[more]
-    return acc / wsum
+            # w r / (1 − r); done once that is below _TAIL_REL of the mode's weight.
+            small = last * ratio < _TAIL_REL * (1.0 - ratio) * w_mode
+            ok &= (last == 0) | at_end | ((ratio < 1.0) & small)
+        ab = a[sel] * b[sel]
+        d = (np.int64(c) * np.int64(n) - ab) / ab.astype(np.float64)  # c/μ − 1, exactly
+        mu = ab / nf
+        centred = np.abs(d) <= 0.5
+        out[sel] = np.where(
+            centred,
+            sums[2] / sums[0] + mu * _log1p_minus(d),
+            sums[1] / sums[0] + mu * np.log1p(d),
+        )
+        if not ok.all():
+            redo.append(sel[~ok])
+    for sel in redo:
+        _expectation_group(out, sel, a, b, lo, hi, mode, c, 2 * n_up + 1, 2 * n_down + 1, n)
 
 
 def expected_mutual_info(

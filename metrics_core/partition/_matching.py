@@ -161,8 +161,10 @@ def _assign_lapjv(w: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
 def _assign(weights: Any) -> tuple[np.ndarray, np.ndarray]:
     """Rows and columns of a maximum-weight one-to-one assignment of a non-negative matrix.
 
-    A dense matrix: the Hungarian algorithm (:func:`scipy.optimize.linear_sum_assignment`), or
-    scipy's sparse matcher (:func:`_assign_lapjv`) up to :data:`SMALL_DENSE_CELLS` cells. A
+    A dense matrix: each row's best column when those are all different (or each column's
+    best row, with more rows than columns), else scipy's sparse matcher
+    (:func:`_assign_lapjv`) up to :data:`SMALL_DENSE_CELLS` cells, else the Hungarian algorithm
+    (:func:`scipy.optimize.linear_sum_assignment`). A
     sparse one (a contingency table stored as CSR because it is large): its stored entries only,
     pendant edges peeled exactly (:func:`_peel_pendants`), the core left by them solved by the
     dense Hungarian up to :data:`DENSE_MATCHING_CELL_LIMIT` cells, else by scipy's sparse
@@ -171,6 +173,9 @@ def _assign(weights: Any) -> tuple[np.ndarray, np.ndarray]:
     """
     if not sp.issparse(weights):
         dense = np.asarray(weights)
+        best = _argmax_assignment(dense)
+        if best is not None:
+            return best
         if dense.size <= SMALL_DENSE_CELLS:
             return _assign_lapjv(sp.csr_array(dense))
         # imported here: scipy.optimize costs ~0.2 s to import (see SMALL_DENSE_CELLS)
@@ -178,6 +183,29 @@ def _assign(weights: Any) -> tuple[np.ndarray, np.ndarray]:
 
         return linear_sum_assignment(dense, maximize=True)
     return _assign_sparse(sp.csr_array(weights))
+
+
+def _argmax_assignment(w: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The assignment of every row to its best column, if no two rows share one; else None.
+
+    With K <= C rows, no one-to-one assignment can beat Σ_i max_j w_ij (weights are
+    non-negative), and this one reaches it: it is optimal, found in one O(K C) pass instead of
+    the Hungarian algorithm's O(K² C). A clustering close to its classes — the usual case — has
+    it. With more rows than columns, the same holds column by column.
+    """
+    k, c = w.shape
+    if k == 0 or c == 0:
+        return None
+    if k <= c:
+        cols = w.argmax(axis=1)
+        if np.bincount(cols, minlength=c).max() > 1:
+            return None
+        return np.arange(k, dtype=np.intp), cols.astype(np.intp)
+    rows = w.argmax(axis=0)
+    if np.bincount(rows, minlength=k).max() > 1:
+        return None
+    order = np.argsort(rows)
+    return rows[order].astype(np.intp), order.astype(np.intp)
 
 
 def _match(c: Contingency) -> Matching:
@@ -320,10 +348,9 @@ def purity_score(
 
 def _f_matrix_max(c: Contingency) -> np.ndarray:
     """max_j F_ij per class, where F_ij = 2 n_ij / (|Y_i| + |C_j|) (0 where n_ij = 0)."""
-    t = sp.coo_array(c.table) if c.is_sparse else sp.coo_array(np.asarray(c.table))
-    f = 2.0 * t.data / (c.row_sums[t.row] + c.col_sums[t.col])
+    f = 2.0 * c.counts / (c.row_sums[c.nz_rows] + c.col_sums[c.nz_cols])
     best = np.zeros(c.n_classes)
-    np.maximum.at(best, t.row, f)
+    np.maximum.at(best, c.nz_rows, f)
     return best
 
 
@@ -377,12 +404,17 @@ def _pivot_sum(weights: Any) -> float:
 
 def _scaled_table(c: Contingency, scale_rows: np.ndarray, scale_cols: np.ndarray | None) -> Any:
     """n_ij / s_ij on the stored entries, with s_ij = rows[i] or max(rows[i], cols[j])."""
-    coo = sp.coo_array(c.table) if c.is_sparse else sp.coo_array(np.asarray(c.table))
-    den = scale_rows[coo.row].astype(np.float64)
+    rows, cols = c.nz_rows, c.nz_cols
+    den = scale_rows[rows].astype(np.float64)
     if scale_cols is not None:
-        den = np.maximum(den, scale_cols[coo.col])
-    out = sp.csr_array((coo.data / den, (coo.row, coo.col)), shape=coo.shape)
-    return out if c.is_sparse else out.toarray()
+        den = np.maximum(den, scale_cols[cols])
+    vals = c.counts / den
+    if c.is_sparse:
+        return sp.csr_array((vals, (rows, cols)), shape=c.table.shape)
+    # scattered through flat indices: 3x faster than a 2-D fancy assignment
+    out = np.zeros(c.table.size)
+    out[rows * c.n_clusters + cols] = vals
+    return out.reshape(c.table.shape)
 
 
 @metric(
