@@ -6,6 +6,9 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+# The benchmarks' minimal app is a Streamlit script: it draws when imported.
+collect_ignore = ["benchmarks/minimal_app"]
+
 settings.register_profile(
     "clustlens",
     max_examples=int(os.environ.get("CLUSTLENS_HYPOTHESIS_EXAMPLES", "60")),
