@@ -69,7 +69,7 @@ def test_report_is_one_offline_file_with_plotlyjs_once(small_inputs):
     assert hashlib.sha256(b"0\n1\n").hexdigest() in rest
     assert f"clustlens {report.versions()['clustlens']}" in rest
     # the metric table carries formulas and conventions from the catalogue
-    assert "one-to-one matching (Hungarian)" in rest
+    assert "optimal one-to-one matching (solved exactly)" in rest
     assert "unordered pairs" in rest
 
 

@@ -118,7 +118,7 @@ def explain_acc(
     matched = [int(t[i, j]) for i, j in pairs]
     lines = [f"{rows[i]} ↔ {cols[j]}: {int(t[i, j]):,}" for i, j in pairs]
     steps.append(
-        Step("matching found (Hungarian)", "π* = argmax_π Σ_i n_{i,π(i)}", "; ".join(lines))
+        Step("matching found (exact optimum)", "π* = argmax_π Σ_i n_{i,π(i)}", "; ".join(lines))
     )
     unmatched = [cols[j] for j in range(t.shape[1]) if j not in {c for _, c in pairs}]
     if unmatched:

@@ -251,7 +251,7 @@ def best_matching(
         "max_π (1/N) Σ_i n_{i,π(i)}",
         (0, 1),
         "higher",
-        "one-to-one matching (Hungarian); unmatched clusters count as errors",
+        "optimal one-to-one matching (solved exactly); unmatched clusters count as errors",
         "Kuhn 1955",
         symmetric=True,
         short="ACC",
