@@ -17,6 +17,11 @@ if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` from a source 
 
 import streamlit as st  # noqa: E402
 
+from dashboard.ui import warmup  # noqa: E402
+
+# before our own imports: the launcher's thread may be importing them right now
+warmup.wait()
+
 from dashboard import inputs  # noqa: E402
 from dashboard.session import state  # noqa: E402
 from dashboard.ui import presentation, sessions, sidebar  # noqa: E402

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
+from html_tables import static_tables
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
@@ -114,16 +115,17 @@ def test_every_view_renders_on_the_demo():
 
 def test_summary_has_metric_table_predictions_and_downloads():
     at = start()
-    # the catalogue: static tables (text wraps, every row shows), cells escaped for Markdown
-    tables = [t.value for t in at.table]
-    all_metrics = {unescape(m) for t in tables if "metric" in t for m in t["metric"]}
+    # the catalogue: static tables (text wraps, every row shows), every cell shown literally
+    tables = static_tables(at)
+    assert len(tables) == 5 and not at.table
+    all_metrics = {m for t in tables for m in t["metric"]}
     assert {
         "accuracy (ACC)",
         "adjusted Rand index",
         "subspace-preserving error (SRE)",
     } <= all_metrics
     assert all({"formula", "convention", "reference"} <= set(t.columns) for t in tables)
-    formulas = [unescape(f) for t in tables for f in t["formula"]]
+    formulas = [f for t in tables for f in t["formula"]]
     assert "max_π (1/N) Σ_i n_{i,π(i)}" in formulas  # underscores print, not italics
     frames = [df.value for df in at.dataframe]
     # two demo runs of one method: one row each, then mean and std

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from html_tables import static_tables
 from streamlit.testing.v1 import AppTest
 
 import metrics_core as mc
@@ -93,10 +94,9 @@ def _page(preset: str | None) -> tuple[dict, str]:
     at.selectbox(key=K_PRESET).set_value(preset or NO_PRESET).run()
     assert not at.exception, at.exception
     shown = {}
-    for table in at.table:
-        df = table.value
+    for df in static_tables(at):
         for _, row in df.iterrows():
-            shown[str(row["metric"]).replace("\\", "")] = str(row["value"]).replace("\\", "")
+            shown[str(row["metric"])] = str(row["value"])
     s = at.session_state["clustlens"]
     conv = at.session_state  # the page's own widgets decide the conventions
     from dashboard.analysis.conventions import Conventions

@@ -144,8 +144,16 @@ def test_large_affinity_is_an_image_and_small(log):
     assert isinstance(fig.data[0], go.Image)
     assert "pooled for display" in fig.layout.title.subtitle.text
     assert len(fig.to_json()) < 5 * MB
-    # one red boundary pair (vertical + horizontal) per inner class boundary
-    assert len(fig.layout.shapes) == 2 * 11
+    # one red boundary pair (vertical + horizontal) per inner class boundary, in one trace
+    assert boundary_lines(fig, "class boundaries") == 2 * 11 and not fig.layout.shapes
+
+
+def boundary_lines(fig: go.Figure, name: str) -> int:
+    """Lines drawn by the figure's boundary trace ``name`` (``_style.grid_lines``: one gap after
+    each line)."""
+    (trace,) = [t for t in fig.data if t.name == name]
+    assert trace.type == "scatter" and trace.mode == "lines" and trace.hoverinfo == "skip"
+    return sum(v is None for v in trace.x)
 
 
 def test_small_affinity_is_a_per_cell_heatmap_with_hover():
@@ -173,7 +181,7 @@ def test_affinity_by_prediction_draws_cluster_boundaries():
     truth = np.repeat([0, 1], 50)
     pred = np.tile([0, 1, 2, 3, 4], 20)
     fig = affinity_figure(_display(np.eye(100), truth, pred, "prediction"), log=True)
-    assert len(fig.layout.shapes) == 2 * 4
+    assert boundary_lines(fig, "cluster boundaries") == 2 * 4
     assert "cluster boundaries" in fig.layout.xaxis.title.text
 
 

@@ -25,7 +25,7 @@ def ok(at: AppTest) -> AppTest:
 
 def focus_boxes(fig) -> list[tuple[float, float, float, float]]:
     """(x0, x1, y0, y1) of the shapes drawn in the focus colour."""
-    shapes = fig["layout"]["shapes"] if isinstance(fig, dict) else fig.layout.shapes
+    shapes = fig["layout"].get("shapes", []) if isinstance(fig, dict) else fig.layout.shapes
     out = []
     for s in shapes:
         s = s if isinstance(s, dict) else s.to_plotly_json()

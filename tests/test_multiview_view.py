@@ -157,7 +157,13 @@ def test_one_colour_scale_across_views():
     assert ca.colorbar.title.text == "|Z|+|Z|ᵀ"
     assert "&lt;i&gt;a&lt;/i&gt;" in fig.layout.xaxis.ticktext
     own = affinity_panels(panels, ["v1", "v2"], log=False, shared=False)
-    assert [t.zmax for t in own.data] != [t.zmax for t in own.data][:1] * 2
+    zmax = [t.zmax for t in own.data if t.type == "heatmap"]
+    assert len(zmax) == 2 and zmax[0] != zmax[1]
+    # each panel's class boundary (one here), drawn as one line trace on the panel's own axes
+    lines = [t for t in fig.data if t.name == "class boundaries"]
+    assert [(t.xaxis, t.yaxis) for t in lines] == [("x", "y"), ("x2", "y2")]
+    assert [sum(v is None for v in t.x) for t in lines] == [2, 2]
+    assert lines[0].x[0] == 3 - 0.5 and lines[0].hoverinfo == "skip"  # between points 2 and 3
 
 
 def test_weights_and_convergence():

@@ -161,14 +161,28 @@ def test_image_mosaic_draws_each_row_and_refuses_a_wrong_shape() -> None:
         P.image_mosaic(X, [0], (3, 5))
 
 
-def test_the_figure_draws_every_point_once_with_webgl() -> None:
+def test_the_figure_draws_every_point_once_as_svg_when_few() -> None:
     truth = np.repeat([0, 1], 10)
     pa = P.analyse_points(truth, truth[::-1], coef=two_blocks(), sre=np.zeros(20))
     for colour in colour_options(pa):
         fig = points_figure(pa, colour, highlight=np.arange(3))
         drawn = [t for t in fig.data if not str(t.name).startswith("opened")]
-        assert all(t.type == "scattergl" for t in fig.data)
+        # a WebGL context costs the browser more than 20 SVG markers
+        assert all(t.type == "scatter" for t in fig.data)
         assert sum(len(t.x) for t in drawn) == 20
+
+
+def test_the_figure_switches_to_webgl_above_the_svg_limit() -> None:
+    from dashboard.figures._style import SVG_MAX_POINTS
+
+    for n, kind in ((SVG_MAX_POINTS, "scatter"), (SVG_MAX_POINTS + 2, "scattergl")):
+        truth = np.repeat([0, 1], n // 2)
+        pa = P.analyse_points(truth, truth, X=np.random.default_rng(0).normal(size=(n, 2)))
+        for colour in colour_options(pa):
+            fig = points_figure(pa, colour, highlight=np.arange(3))
+            assert {t.type for t in fig.data} == {kind}
+            drawn = [t for t in fig.data if not str(t.name).startswith("opened")]
+            assert sum(len(t.x) for t in drawn) == len(pa.drawn) == n
 
 
 # ------------------------------------------------------------------------------ the page

@@ -101,6 +101,43 @@ def test_tiny_run_finishes_and_is_exported():
     assert {"sweep_tradeoff", "sweep_metrics"} <= set(charts(at))
 
 
+def test_a_sweep_done_in_its_first_chunk_is_drawn_by_the_same_run(monkeypatch):
+    """No second rerun after "Run sweep" (issue 14: an action's overhead above its computing)."""
+    import streamlit as st
+
+    real, reruns = st.rerun, []
+
+    def counted(*args, **kwargs):
+        reruns.append(1)
+        real(*args, **kwargs)
+
+    at = tiny_grid(sweep_page())
+    monkeypatch.setattr(st, "rerun", counted)
+    ok(at.button(key="sw_run").click().run())
+    assert run_state(at)["status"] == "done" and sorted(run_state(at)["rows"]) == [0, 1]
+    assert not reruns
+    assert {"sweep_tradeoff", "sweep_metrics"} <= set(charts(at))
+    assert not at.get("progress") and "sw_stop" not in [b.key for b in at.button]
+
+
+def test_a_long_sweep_runs_chunk_by_chunk_to_the_end(monkeypatch):
+    import dashboard.compute.sweep_job as job
+
+    real, chunks = job.advance, []
+
+    def one_setting_per_chunk(run, seconds, on_progress=lambda: None):
+        chunks.append(len(run["rows"]))
+        return real(run, 0.0, on_progress)  # returns "more" after each setting
+
+    at = tiny_grid(sweep_page(), "k=2,3,4,5")
+    monkeypatch.setattr(job, "advance", one_setting_per_chunk)
+    ok(at.button(key="sw_run").click().run())
+    assert chunks == [0, 1, 2, 3]
+    assert run_state(at)["status"] == "done" and sorted(run_state(at)["rows"]) == [0, 1, 2, 3]
+    assert "4 of 4 settings finished" in "\n".join(unescape(c.value) for c in at.caption)
+    assert "sweep_tradeoff" in charts(at)
+
+
 def test_stop_keeps_the_finished_settings(monkeypatch):
     import dashboard.compute.sweep as cs
     from dashboard.views import sweep as view

@@ -35,11 +35,12 @@ def _app_path() -> Path:
 
 
 def command(address: str, port: int) -> list[str]:
-    """The ``streamlit run`` command line (every setting that matters given explicitly)."""
+    """The ``streamlit run`` command line (every setting that matters given explicitly), through
+    :mod:`dashboard.launch` (Streamlit's command line, the first page's imports warmed)."""
     return [
         sys.executable,
         "-m",
-        "streamlit",
+        "dashboard.launch",
         "run",
         str(_app_path()),
         f"--server.address={address}",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -55,6 +56,37 @@ INK = "#1f2937"
 
 #: The trace types our figures draw (Sankey and Image have no defaults in plotly_white).
 TRACE_TYPES = ("bar", "heatmap", "scatter", "scattergl")
+#: Most markers a figure draws as SVG (``scatter``); above it, WebGL (``scattergl``). Creating a
+#: WebGL context costs the browser 0.1–0.15 s without a GPU (software rendering: headless,
+#: remote desktops, many laptops' browsers in power-saving mode), more than SVG needs for a few
+#: thousand markers, while WebGL stays fluid where SVG would stall (tens of thousands).
+SVG_MAX_POINTS = 3_000
+
+
+def grid_lines(
+    positions: Sequence[float], lo: float, hi: float, line: Mapping[str, Any], name: str
+) -> go.Scatter:
+    """A vertical and a horizontal line at each of ``positions``, spanning ``lo``..``hi`` on the
+    other axis, as one line trace (one SVG path, never hovered).
+
+    Layout shapes cost the browser a DOM element and a layout pass each, on every draw: the
+    Multi-view page's six panels carried 108 of them. The trace's ``name`` says what the lines
+    are (tests and readers of the figure's JSON find them by it).
+    """
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for b in positions:
+        xs += [b, b, None, lo, hi, None]
+        ys += [lo, hi, None, b, b, None]
+    return go.Scatter(
+        x=xs, y=ys, mode="lines", line=dict(line), name=name, hoverinfo="skip", showlegend=False
+    )
+
+
+def scatter_class(n_points: int) -> type[go.Scatter] | type[go.Scattergl]:
+    """``go.Scatter`` for a figure of at most :data:`SVG_MAX_POINTS` markers, else
+    ``go.Scattergl`` (same attributes, drawn with WebGL)."""
+    return go.Scatter if n_points <= SVG_MAX_POINTS else go.Scattergl
 
 
 def _template() -> go.layout.Template:

@@ -24,8 +24,10 @@ from dashboard.figures._style import (
     category_ticks,
     focus_bands,
     focus_marker_lines,
+    grid_lines,
     pct,
     plain_all,
+    scatter_class,
     style,
     unique_names,
 )
@@ -198,32 +200,17 @@ def affinity_figure(
             )
         )
         note = f"all {n:,} x {n:,} cells; hover for values"
-    line = {"color": "#d62728", "width": 1.2}
-    shapes = []  # one update_layout, not add_shape per line (each add_shape re-validates)
-    for b in b_axis[1:-1]:
-        shapes.append(
-            {
-                "type": "line",
-                "x0": b - 0.5,
-                "x1": b - 0.5,
-                "y0": -0.5,
-                "y1": n_bins - 0.5,
-                "line": line,
-            }
+    fig.add_trace(
+        grid_lines(
+            (b_axis[1:-1] - 0.5).tolist(),
+            -0.5,
+            n_bins - 0.5,
+            {"color": "#d62728", "width": 1.2},
+            f"{display['group_kind']} boundaries",
         )
-        shapes.append(
-            {
-                "type": "line",
-                "y0": b - 0.5,
-                "y1": b - 0.5,
-                "x0": -0.5,
-                "x1": n_bins - 0.5,
-                "line": line,
-            }
-        )
+    )
     spans = [(b_axis[g] - 0.5, b_axis[g + 1] - 0.5) for g in focus_groups]
-    shapes += focus_bands(spans, spans, (-0.5, n_bins - 0.5), (-0.5, n_bins - 0.5))
-    fig.update_layout(shapes=shapes)
+    fig.update_layout(shapes=focus_bands(spans, spans, (-0.5, n_bins - 0.5), (-0.5, n_bins - 0.5)))
     ticks: dict[str, Any] = {"showticklabels": False, "ticks": ""}
     if len(names) <= TICK_LIMIT:
         ticks = {"tickmode": "array", "tickvals": centres.tolist(), "ticktext": names}
@@ -376,12 +363,13 @@ def sre_points(
         + "<br>SRE = %{y:.3f}<extra>%{fullData.name}</extra>"
     )
     size = 4 if v.size < 5000 else 2
+    scatter = scatter_class(v.size)
     runs = list(itertools.pairwise(bounds.tolist()))
     if len(runs) <= TICK_LIMIT:
         # One trace per class, numpy slices sent as binary; a per-point list of colour strings
         # would be validated point by point (seconds at N = 50,000).
         traces = [
-            go.Scattergl(
+            scatter(
                 x=pos[lo:hi],
                 y=v[lo:hi],
                 mode="markers",
@@ -396,7 +384,7 @@ def sre_points(
     else:
         scale = [[i / (len(QUALITATIVE) - 1), c] for i, c in enumerate(QUALITATIVE)]
         traces = [
-            go.Scattergl(
+            scatter(
                 x=pos,
                 y=v,
                 mode="markers",

@@ -16,10 +16,12 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.figures._memo import memoised
-from dashboard.figures._style import QUALITATIVE, plain_all, style, unique_names
+from dashboard.figures._style import QUALITATIVE, grid_lines, plain_all, style, unique_names
 from dashboard.figures.affinity import AFFINITY_SCALE, TICK_LIMIT, colour_limits
 
 BOUNDARY = {"color": "#d62728", "width": 1}
+#: The name of each panel's class-boundary trace (:func:`~dashboard.figures._style.grid_lines`).
+BOUNDARY_NAME = "class boundaries"
 
 
 def shared_limits(panels: Sequence[Mapping[str, Any]], log: bool) -> tuple[float, float]:
@@ -57,7 +59,6 @@ def affinity_panels(
     )
     lims = shared_limits(panels, log) if panels else (0.0, 1.0)
     bar_title = f"log10 {colour_title}" if log else colour_title
-    shapes = []
     for k, p in enumerate(panels):
         r, c = divmod(k, ncols)
         values = np.asarray(p["values"], dtype=np.float64)
@@ -80,14 +81,11 @@ def affinity_panels(
         edges = np.asarray(p["edges"], dtype=np.int64)
         b_axis = np.searchsorted(edges, np.asarray(p["bounds"], dtype=np.int64))
         axis = "" if k == 0 else str(k + 1)
-        for b in b_axis[1:-1]:
-            for sh in (
-                {"x0": b - 0.5, "x1": b - 0.5, "y0": -0.5, "y1": n_bins - 0.5},
-                {"y0": b - 0.5, "y1": b - 0.5, "x0": -0.5, "x1": n_bins - 0.5},
-            ):
-                shapes.append(
-                    {"type": "line", "xref": f"x{axis}", "yref": f"y{axis}", "line": BOUNDARY, **sh}
-                )
+        fig.add_trace(
+            grid_lines((b_axis[1:-1] - 0.5).tolist(), -0.5, n_bins - 0.5, BOUNDARY, BOUNDARY_NAME),
+            row=r + 1,
+            col=c + 1,
+        )
         names = unique_names(plain_all(p["group_names"]))
         centres = ((b_axis[:-1] + b_axis[1:]) / 2 - 0.5).tolist()
         ticks: dict[str, Any] = {"showticklabels": False, "ticks": ""}
@@ -114,7 +112,7 @@ def affinity_panels(
             col=c + 1,
             **ticks,
         )
-    fig.update_layout(shapes=shapes, plot_bgcolor="white")
+    fig.update_layout(plot_bgcolor="white")
     if shared:
         bar: dict[str, Any] = {"title": {"text": bar_title}, "thickness": 14}
         if log:

@@ -12,7 +12,15 @@ import plotly.graph_objects as go
 
 from dashboard.analysis.points import PointsAnalysis
 from dashboard.figures._memo import memoised
-from dashboard.figures._style import BAD, GOOD, NEUTRAL, QUALITATIVE_LONG, plain, style
+from dashboard.figures._style import (
+    BAD,
+    GOOD,
+    NEUTRAL,
+    QUALITATIVE_LONG,
+    plain,
+    scatter_class,
+    style,
+)
 
 #: What the points can be coloured by (the page's radio offers those the inputs allow).
 COLOUR_BY = ("prediction", "ground truth", "correct / misassigned", "SRE")
@@ -99,12 +107,13 @@ def points_figure(
     lay = pa.layout
     n_drawn = len(pa.drawn)
     size = 7 if n_drawn <= 2_000 else 5 if n_drawn <= 20_000 else 3
+    scatter = scatter_class(n_drawn)
     fig = go.Figure()
     if colour_by == "SRE" and pa.sre is not None:
         idx = pa.drawn
         custom, tpl = _custom(pa, idx)
         fig.add_trace(
-            go.Scattergl(
+            scatter(
                 x=lay.x[idx], y=lay.y[idx], mode="markers", name="SRE", customdata=custom,
                 hovertemplate=tpl, showlegend=False,
                 marker={"size": size, "color": pa.sre[idx], "cmin": 0.0, "cmax": 1.0,
@@ -117,7 +126,7 @@ def points_figure(
         for g, idx in enumerate(trace_members(pa, colour_by)):
             custom, tpl = _custom(pa, idx)
             fig.add_trace(
-                go.Scattergl(
+                scatter(
                     x=lay.x[idx], y=lay.y[idx], mode="markers",
                     name=f"{names[g]} ({len(idx):,})", customdata=custom, hovertemplate=tpl,
                     marker={"size": size, "color": colours[g], "opacity": 0.85},
@@ -127,7 +136,7 @@ def points_figure(
     if highlight is not None and len(highlight):
         h = np.intersect1d(np.asarray(highlight, dtype=np.int64), pa.drawn)
         fig.add_trace(
-            go.Scattergl(
+            scatter(
                 x=lay.x[h], y=lay.y[h], mode="markers", name=f"opened ({len(h):,})",
                 hoverinfo="skip",
                 marker={"size": size + 5, "color": "rgba(0,0,0,0)",

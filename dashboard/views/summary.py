@@ -70,21 +70,24 @@ def _cards(m: dict, conv: Conventions) -> None:
         col.metric(label, compute.fmt(m[k], 3), help=helptext, border=True)
 
 
+#: The catalogue's columns, in order.
+TABLE_COLUMNS = ("metric", "value", "better", "range", "formula", "convention", "reference")
+
+
 def _table_rows(rows: list[dict]) -> list[dict[str, str]]:
-    """Catalogue rows for ``st.table``, which renders Markdown: every cell is escaped, so a
-    formula such as ``Σ_i max_j n_ij`` prints literally instead of in italics."""
+    """Catalogue rows as text for :func:`ui.static_table` (which escapes every cell)."""
     out = []
     nbsp = "\u00a0"  # short cells never break inside ("[0,", "1]" on two lines)
     for r in rows:
         out.append(
             {
-                "metric": ui.md_escape(r["metric"]),
-                "value": ui.md_escape(compute.fmt(r["value"])),
-                "better": ui.md_escape(str(r.get("better", "—")).replace(" ", nbsp)),
-                "range": ui.md_escape(str(r.get("range", "")).replace(" ", nbsp)),
-                "formula": ui.md_escape(r.get("formula", "")),
-                "convention": ui.md_escape(r.get("convention", "")),
-                "reference": ui.md_escape(r.get("reference", "")),
+                "metric": str(r["metric"]),
+                "value": compute.fmt(r["value"]),
+                "better": str(r.get("better", "—")).replace(" ", nbsp),
+                "range": str(r.get("range", "")).replace(" ", nbsp),
+                "formula": str(r.get("formula", "")),
+                "convention": str(r.get("convention", "")),
+                "reference": str(r.get("reference", "")),
             }
         )
     return out
@@ -179,20 +182,6 @@ def render() -> None:
         _cards(m, conv)
         _diagnosis(s, pred, conv)
         _uncertainty(s, pred, conv)
-        st.subheader("Every metric, by family")
-        ui.note("one row per metric: its value, formula and the convention it uses")
-        rows = compute.metric_rows(m)
-        families = list(dict.fromkeys(r["family"] for r in rows))
-        for fam in families:
-            with st.expander(fam, expanded=fam != "sizes"):
-                # A static table: long formulas and conventions wrap inside the page width and
-                # every row shows (a dataframe cuts text mid-word and scrolls past 10 rows).
-                st.table(
-                    _table_rows([r for r in rows if r["family"] == fam]),
-                    hide_index=True,
-                    border="horizontal",
-                )
-
         results = compute.all_metrics(s.truth, s.preds, s.coef, conv)
         for p in s.preds:
             if p.name not in results:
@@ -226,6 +215,16 @@ def render() -> None:
                 metrics_compare(results, keys[:6], {k: column_label(k) for k in keys}),
                 key="summary_compare",
             )
+
+        st.subheader("Every metric, by family")
+        ui.note("one row per metric: its value, formula and the convention it uses")
+        rows = compute.metric_rows(m)
+        families = list(dict.fromkeys(r["family"] for r in rows))
+        for fam in families:
+            with st.expander(fam, expanded=fam != "sizes"):
+                # A static table: long formulas and conventions wrap inside the page width and
+                # every row shows (a dataframe cuts text mid-word and scrolls past 10 rows).
+                ui.static_table(_table_rows([r for r in rows if r["family"] == fam]), TABLE_COLUMNS)
 
         context = {
             "ground_truth": s.truth.name,

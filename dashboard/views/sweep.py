@@ -265,16 +265,19 @@ def _bundle_widgets(s: state.AppState) -> None:
 
 
 # ---------------------------------------------------------------- running
-def _advance(run: dict[str, Any], box: Any) -> None:
-    """Run pending settings for about :data:`CHUNK_SECONDS` under a progress bar, then rerun."""
-    with box:
+def _advance(run: dict[str, Any], slot: Any) -> str:
+    """Run pending settings for about :data:`CHUNK_SECONDS` under a progress bar in ``slot``
+    (an ``st.empty``); returns the job's outcome (``"more"``, ``"done"`` or ``"stopped"``). The
+    bar goes once the sweep is done."""
+    with slot.container():
         st.button("Stop", key="sw_stop", on_click=_stop, icon=":material/stop:")
         bar = st.progress(job.fraction(run), text=job.progress_text(run))
     outcome = job.advance(
         run, CHUNK_SECONDS, lambda: bar.progress(job.fraction(run), text=job.progress_text(run))
     )
-    if outcome != "stopped":
-        st.rerun()
+    if outcome == "done":
+        slot.empty()
+    return outcome
 
 
 def _stop() -> None:
@@ -514,6 +517,14 @@ def render() -> None:
                 if data is not None:
                     _grid_widgets(data, s)
     run = _run(s)
+    # A sweep runs before the page below is drawn, in chunks of CHUNK_SECONDS: one that finishes
+    # in its first chunk (the usual case) is shown by this same run, with no second rerun; a
+    # longer one draws what is finished so far, then reruns for its next chunk (Stop works
+    # between chunks).
+    outcome = None
+    if run["status"] == "running":
+        with ui.guarded("running the sweep"):
+            outcome = _advance(run, st.empty())
     if run.get("demo"):
         st.info(
             "Demo sweep (precomputed): LSR over 9 values of λ on 400 handwritten digits (pixel "
@@ -536,12 +547,10 @@ def render() -> None:
         ui.note(f"{n_ok} settings scored ({run['n_settings']} loaded from the bundle)")
     for e in run["errors"]:
         ui.error(e)
-    box = st.container()
     with ui.guarded("drawing the sweep"):
         _results(run, s)
-    if run["status"] == "running":
-        with ui.guarded("running the sweep"):
-            _advance(run, box)
+    if outcome == "more":
+        st.rerun()
 
 
 if __name__ == "__main__":

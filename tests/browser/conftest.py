@@ -1,8 +1,9 @@
 """Fixtures and helpers for the real-browser tests (see DEVELOPERS.md, "Browser tests").
 
-* ``streamlit_server`` (session): ``python -m streamlit run app.py`` from ``dashboard/`` (Streamlit
-  reads ``.streamlit/config.toml`` from its working directory, as ``clustlens dashboard`` does),
-  on 127.0.0.1 and a free port; waits for ``/_stcore/health``; kills its process group at the end.
+* ``streamlit_server`` (session): the server command of ``clustlens dashboard``, run from
+  ``dashboard/`` (Streamlit reads ``.streamlit/config.toml`` from its working directory, as
+  ``clustlens dashboard`` does), on 127.0.0.1 and a free port; waits for
+  ``/_stcore/health``; kills its process group at the end.
 * ``browser`` (session): Debian's chromium through Playwright, launched as DEVELOPERS.md says.
 * ``page`` (function): a fresh 1400 x 900 context. Every request that does not go to the local
   server is aborted and recorded in ``page.external_requests``; uncaught page errors go to
@@ -22,7 +23,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.cli._serve import server_env
+from dashboard.cli._serve import command, server_env
 
 try:
     from playwright.sync_api import sync_playwright
@@ -133,20 +133,12 @@ def _stop(proc: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def running_server(log_path: Path, env_extra: dict[str, str] | None = None) -> Iterator[Server]:
-    """``streamlit run app.py`` on 127.0.0.1 and a free port, in its own process group, healthy
-    when yielded; stopped (group and all) afterwards. ``env_extra``: more environment."""
+    """The dashboard's server (``clustlens dashboard``'s command) on 127.0.0.1 and a free port,
+    in its own process group, healthy when yielded; stopped (group and all) afterwards.
+    ``env_extra``: more environment."""
     port = _free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless=true",
-        "--server.address=127.0.0.1",
-        f"--server.port={port}",
-        "--browser.gatherUsageStats=false",
-    ]
+    # the command `clustlens dashboard` runs (its launcher warms the first page's imports)
+    cmd = command("127.0.0.1", port)
     # the environment `clustlens dashboard` gives its server (one BLAS thread, two arenas)
     flags = argparse.Namespace(session_memory=None, server_memory=None)
     env = server_env(flags, dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {})))

@@ -23,12 +23,13 @@ pytestmark = pytest.mark.browser
 
 N_BIG, K_BIG = 100_000, 20
 
-#: Points drawn in a chart's WebGL traces, summed over traces (the figure data Plotly holds).
+#: Points drawn in a chart's scatter traces (WebGL above SVG_MAX_POINTS), summed over traces
+#: (the figure data Plotly holds).
 COUNT_POINTS = """(key) => {
   const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
   if (!el || !el._fullData) return -1;
-  return el._fullData.filter(t => t.type === 'scattergl' && t.name !== undefined
-      && !String(t.name).startsWith('opened'))
+  return el._fullData.filter(t => ['scattergl', 'scatter'].includes(t.type)
+      && t.name !== undefined && !String(t.name).startsWith('opened'))
     .reduce((s, t) => s + (t.x ? t.x.length : 0), 0);
 }"""
 

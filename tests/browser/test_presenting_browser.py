@@ -35,8 +35,9 @@ _OVERFLOW_JS = """(main) => {
     out.push(`main area scrolls sideways: ${m.scrollWidth} > ${m.clientWidth} px`);
   const right = Math.min(m.getBoundingClientRect().right, window.innerWidth) + 2;
   const sel = ['[data-testid="stPlotlyChart"]', '.js-plotly-plot .main-svg',
-    '[data-testid="stDataFrame"]', '[data-testid="stTable"]', '[data-testid="stImage"]',
-    '[data-testid="stHorizontalBlock"]', '[data-testid="stMetric"]', 'h1', 'h2', 'h3'].join(',');
+    '[data-testid="stDataFrame"]', '[data-testid="stTable"]', 'table.cl-table',
+    '[data-testid="stImage"]', '[data-testid="stHorizontalBlock"]', '[data-testid="stMetric"]',
+    'h1', 'h2', 'h3'].join(',');
   for (const e of m.querySelectorAll(sel)) {
     if (!e.getClientRects().length || e.closest('details:not([open])')) continue;
     const r = e.getBoundingClientRect();

@@ -1,0 +1,90 @@
+"""The first page's imports, done while the browser is still loading the app.
+
+A cold first visit used to spend most of its first script run importing pandas, scipy, plotly,
+pyarrow and our own modules, with the server otherwise idle while the browser fetched and parsed
+Streamlit's JavaScript. ``clustlens dashboard`` starts the server through :mod:`dashboard.launch`,
+which calls :func:`start`: a thread that waits until Streamlit's runtime is up (so it does not
+slow the server's own start), then imports :data:`MODULES`. The entry script calls :func:`wait`
+before its own imports, so no module is ever imported by two threads at once (a concurrent
+import of pandas from two threads has left it half-initialised here). Without the launcher
+(``streamlit run dashboard/app.py``, ``AppTest``) nothing is started and :func:`wait` returns at
+once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+
+#: What the first page (Summary, the demo loaded) imports, heaviest first; the dashboard's own
+#: modules last (they need the runtime only at call time, and it exists by then).
+MODULES: tuple[str, ...] = (
+    "numpy",
+    "scipy.sparse",
+    "scipy.sparse.csgraph",
+    "scipy.linalg",
+    "pandas",
+    "pyarrow",
+    "plotly.graph_objects",
+    "plotly.io",
+    "metrics_core.evaluation",
+    "metrics_core.diagnosis",
+    "metrics_core.affinity._diagnostics",
+    "metrics_core.datasets",
+    "metrics_core.io",
+    "dashboard.inputs",
+    "dashboard.session.state",
+    "dashboard.compute.evaluation",
+    "dashboard.figures.summary",
+    "dashboard.ui.sidebar",
+    "dashboard.ui.sessions",
+    "dashboard.ui.widgets",
+)
+#: Longest a script run waits for the warm-up (a stuck import must not hold the page forever).
+WAIT_S = 60.0
+#: How often the thread looks whether the runtime has started, and how long it looks at most.
+_POLL_S = 0.05
+_START_WAIT_S = 120.0
+
+_log = logging.getLogger(__name__)
+_done = threading.Event()
+_done.set()  # nothing to wait for until start() is called
+_started = threading.Lock()
+
+
+def start() -> bool:
+    """Start the warm-up thread (once per process); False if it was already started."""
+    if not _started.acquire(blocking=False):
+        return False
+    _done.clear()
+    threading.Thread(target=_run, name="clustlens-warmup", daemon=True).start()
+    return True
+
+
+def wait(timeout: float = WAIT_S) -> bool:
+    """Block until the warm-up is over (at once if none runs); False if ``timeout`` ran out."""
+    return _done.wait(timeout)
+
+
+def _runtime_started() -> bool:
+    from streamlit.runtime import Runtime, RuntimeState
+
+    return Runtime.exists() and Runtime.instance().state != RuntimeState.INITIAL
+
+
+def _run() -> None:
+    try:
+        deadline = time.monotonic() + _START_WAIT_S
+        while not _runtime_started() and time.monotonic() < deadline:
+            time.sleep(_POLL_S)
+        t0 = time.perf_counter()
+        for name in MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # the page imports it again and reports what is wrong
+                _log.warning("warm-up could not import %s", name, exc_info=True)
+        _log.debug("warm-up imports took %.2f s", time.perf_counter() - t0)
+    finally:
+        _done.set()

@@ -1,0 +1,102 @@
+"""The first page's imports warmed while the browser loads (``dashboard.ui.warmup``), and the
+launcher that starts it (``dashboard.launch``, the server command of ``clustlens dashboard``)."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import logging
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from dashboard.cli._serve import command
+from dashboard.ui import warmup
+
+APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """The module's state as in a new process (nothing started), restored afterwards."""
+    monkeypatch.setattr(warmup, "_done", threading.Event())
+    warmup._done.set()
+    monkeypatch.setattr(warmup, "_started", threading.Lock())
+    return warmup
+
+
+def test_every_warmed_module_exists():
+    missing = [m for m in warmup.MODULES if importlib.util.find_spec(m) is None]
+    assert not missing
+
+
+def test_wait_returns_at_once_when_nothing_was_started(fresh):
+    assert fresh.wait(timeout=0.01) is True
+
+
+def test_start_waits_for_the_runtime_then_imports_and_releases_waiters(fresh, monkeypatch):
+    up = threading.Event()
+    imported: list[str] = []
+    monkeypatch.setattr(fresh, "_runtime_started", up.is_set)
+    monkeypatch.setattr(fresh, "_POLL_S", 0.01)
+    monkeypatch.setattr(fresh, "MODULES", ("json", "no_such_module_xyz", "csv"))
+    real = fresh.importlib.import_module
+
+    def record(name: str):
+        imported.append(name)
+        return real(name)
+
+    monkeypatch.setattr(fresh.importlib, "import_module", record)
+    assert fresh.start() is True
+    assert fresh.start() is False  # once per process
+    assert fresh.wait(timeout=0.2) is False and imported == []  # the server is not up yet
+    up.set()
+    assert fresh.wait(timeout=10) is True
+    # a module that fails is logged and skipped (the page imports it again and says why)
+    assert imported == ["json", "no_such_module_xyz", "csv"]
+
+
+def test_a_failing_import_is_logged_not_raised(fresh, monkeypatch, caplog):
+    monkeypatch.setattr(fresh, "_runtime_started", lambda: True)
+    monkeypatch.setattr(fresh, "MODULES", ("no_such_module_xyz",))
+    with caplog.at_level(logging.WARNING, logger=fresh.__name__):
+        fresh.start()
+        assert fresh.wait(timeout=10)
+    assert "no_such_module_xyz" in caplog.text
+
+
+def test_the_entry_script_waits_before_importing_our_modules():
+    """No module is imported by two threads at once: app.py calls warmup.wait() before any of
+    its ``dashboard`` imports other than the warm-up module itself."""
+    tree = ast.parse(APP.read_text())
+    order = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dashboard"):
+            names = [a.name for a in node.names]
+            order.append("warmup" if node.module == "dashboard.ui" and names == ["warmup"] else
+                         f"import {node.module}")  # fmt: skip
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and ast.unparse(node.value) == "warmup.wait()"
+        ):
+            order.append("wait")
+    assert order[:2] == ["warmup", "wait"] and len(order) > 2
+
+
+def test_the_server_command_runs_the_launcher():
+    cmd = command("127.0.0.1", 8501)
+    assert cmd[1:4] == ["-m", "dashboard.launch", "run"] and cmd[4].endswith("app.py")
+
+
+def test_importing_the_launcher_imports_nothing_heavy():
+    """The upload worker's forkserver re-imports the server's __main__ (the launcher)."""
+    code = (
+        "import sys, dashboard.launch; "
+        "print(sorted(m for m in ('streamlit', 'numpy', 'pandas') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
