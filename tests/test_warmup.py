@@ -50,13 +50,18 @@ def test_start_waits_for_the_runtime_then_imports_and_releases_waiters(fresh, mo
         return real(name)
 
     monkeypatch.setattr(fresh.importlib, "import_module", record)
+    monkeypatch.setattr(fresh, "_exercise", lambda: imported.append("first figure and table"))
     assert fresh.start() is True
     assert fresh.start() is False  # once per process
     assert fresh.wait(timeout=0.2) is False and imported == []  # the server is not up yet
     up.set()
     assert fresh.wait(timeout=10) is True
     # a module that fails is logged and skipped (the page imports it again and says why)
-    assert imported == ["json", "no_such_module_xyz", "csv"]
+    assert imported == ["json", "no_such_module_xyz", "csv", "first figure and table"]
+
+
+def test_the_exercise_builds_a_figure_and_a_frame():
+    warmup._exercise()  # raises if plotly or pyarrow changed what it calls
 
 
 def test_a_failing_import_is_logged_not_raised(fresh, monkeypatch, caplog):

@@ -64,7 +64,7 @@ LAYOUT_RULES = (
     ".cl-table { width: 100%; border-collapse: collapse; font-size: 0.875em; color: inherit; }",
     ".cl-table th { text-align: left; font-weight: 600; padding: 0.45em 0.6em; "
     "border-bottom: 2px solid rgba(128, 128, 128, 0.45); }",
-    ".cl-table td { padding: 0.4em 0.6em; vertical-align: top; "
+    ".cl-table td { padding: 0.4em 0.6em; vertical-align: top; overflow-wrap: anywhere; "
     "border-bottom: 1px solid rgba(128, 128, 128, 0.25); }",
     "@container (max-width: 1000px) { "
     "[data-testid='stHorizontalBlock']:has([data-testid='stPlotlyChart']) { flex-wrap: wrap; } "

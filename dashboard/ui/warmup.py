@@ -41,6 +41,13 @@ MODULES: tuple[str, ...] = (
     "dashboard.ui.sidebar",
     "dashboard.ui.sessions",
     "dashboard.ui.widgets",
+    "dashboard.ui.diagnosis",
+    "dashboard.ui.downloads",
+    "dashboard.ui.presentation",
+    "dashboard.analysis.focus",
+    "demo_data.make_demo",
+    "streamlit.emojis",  # the page icon (st.set_page_config)
+    "streamlit.material_icon_names",
 )
 #: Longest a script run waits for the warm-up (a stuck import must not hold the page forever).
 WAIT_S = 60.0
@@ -74,6 +81,18 @@ def _runtime_started() -> bool:
     return Runtime.exists() and Runtime.instance().state != RuntimeState.INITIAL
 
 
+def _exercise() -> None:
+    """What the first chart and table import on first use, past the modules themselves (plotly
+    and pyarrow load parts of themselves lazily): a tiny figure to JSON, a tiny frame to Arrow."""
+    import pandas as pd
+    import plotly.graph_objects as go
+    import plotly.io as pio
+    import pyarrow as pa
+
+    pio.to_json(go.Figure(go.Bar(x=[0], y=[1])))
+    pa.Table.from_pandas(pd.DataFrame({"a": [1]}))
+
+
 def _run() -> None:
     try:
         deadline = time.monotonic() + _START_WAIT_S
@@ -85,6 +104,10 @@ def _run() -> None:
                 importlib.import_module(name)
             except Exception:  # the page imports it again and reports what is wrong
                 _log.warning("warm-up could not import %s", name, exc_info=True)
+        try:
+            _exercise()
+        except Exception:
+            _log.warning("warm-up: a first figure or table could not be built", exc_info=True)
         _log.debug("warm-up imports took %.2f s", time.perf_counter() - t0)
     finally:
         _done.set()

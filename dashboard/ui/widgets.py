@@ -49,31 +49,50 @@ def note(message: object) -> None:
 TABLE_CLASS = "cl-table"
 
 
-def table_html(rows: Sequence[Mapping[str, object]], columns: Sequence[str]) -> str:
+def table_html(
+    rows: Sequence[Mapping[str, object]],
+    columns: Sequence[str],
+    widths: Sequence[float] | None = None,
+) -> str:
     """A read-only HTML table of ``rows`` under ``columns``, every cell escaped (shown literally).
+
+    ``widths``: each column's share of the table's width, in percent; tables given the same
+    widths line up one under the other (otherwise each sizes its columns to its own text).
 
     Examples
     --------
     >>> table_html([{"metric": "a<b", "value": 1}], ["metric", "value"])
     '<table class="cl-table"><thead><tr><th>metric</th><th>value</th></tr></thead><tbody><tr><td>a&lt;b</td><td>1</td></tr></tbody></table>'
     """  # noqa: E501
+    if widths is not None and len(widths) != len(columns):
+        raise ValueError(f"{len(widths)} widths for {len(columns)} columns")
+    cols = style = ""
+    if widths is not None:
+        cols = "<colgroup>" + "".join(f'<col style="width: {w:g}%">' for w in widths)
+        cols += "</colgroup>"
+        style = ' style="table-layout: fixed"'
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>"
         for r in rows
     )
     return (
-        f'<table class="{TABLE_CLASS}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        f'<table class="{TABLE_CLASS}"{style}>{cols}<thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>"
     )
 
 
-def static_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str]) -> None:
+def static_table(
+    rows: Sequence[Mapping[str, object]],
+    columns: Sequence[str],
+    widths: Sequence[float] | None = None,
+) -> None:
     """Rows as one static table: every row shows and long text wraps inside the page width.
 
     One HTML element, not ``st.table``: that renders every cell as Markdown, a component each,
     and the Summary's catalogue (about 300 cells) cost the browser ~0.1 s on every visit.
     """
-    st.html(table_html(rows, columns))
+    st.html(table_html(rows, columns, widths))
 
 
 @contextmanager

@@ -70,8 +70,10 @@ def _cards(m: dict, conv: Conventions) -> None:
         col.metric(label, compute.fmt(m[k], 3), help=helptext, border=True)
 
 
-#: The catalogue's columns, in order.
+#: The catalogue's columns, in order, and their widths (percent): the same in every family's
+#: table, so the tables line up one under the other.
 TABLE_COLUMNS = ("metric", "value", "better", "range", "formula", "convention", "reference")
+TABLE_WIDTHS = (16, 7, 8, 8, 20, 26, 15)
 
 
 def _table_rows(rows: list[dict]) -> list[dict[str, str]]:
@@ -224,7 +226,11 @@ def render() -> None:
             with st.expander(fam, expanded=fam != "sizes"):
                 # A static table: long formulas and conventions wrap inside the page width and
                 # every row shows (a dataframe cuts text mid-word and scrolls past 10 rows).
-                ui.static_table(_table_rows([r for r in rows if r["family"] == fam]), TABLE_COLUMNS)
+                ui.static_table(
+                    _table_rows([r for r in rows if r["family"] == fam]),
+                    TABLE_COLUMNS,
+                    TABLE_WIDTHS,
+                )
 
         context = {
             "ground_truth": s.truth.name,
