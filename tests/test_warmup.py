@@ -21,10 +21,12 @@ APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 
 @pytest.fixture
 def fresh(monkeypatch):
-    """The module's state as in a new process (nothing started), restored afterwards."""
+    """The module's state as in a new process (nothing started), restored afterwards; no heap
+    freeze (this test process's heap stays collectable)."""
     monkeypatch.setattr(warmup, "_done", threading.Event())
     warmup._done.set()
     monkeypatch.setattr(warmup, "_started", threading.Lock())
+    monkeypatch.setattr(warmup, "_freeze_heap", lambda: None)
     return warmup
 
 
@@ -51,13 +53,39 @@ def test_start_waits_for_the_runtime_then_imports_and_releases_waiters(fresh, mo
 
     monkeypatch.setattr(fresh.importlib, "import_module", record)
     monkeypatch.setattr(fresh, "_exercise", lambda: imported.append("first figure and table"))
+    monkeypatch.setattr(fresh, "_freeze_heap", lambda: imported.append("heap frozen"))
     assert fresh.start() is True
     assert fresh.start() is False  # once per process
     assert fresh.wait(timeout=0.2) is False and imported == []  # the server is not up yet
     up.set()
     assert fresh.wait(timeout=10) is True
     # a module that fails is logged and skipped (the page imports it again and says why)
-    assert imported == ["json", "no_such_module_xyz", "csv", "first figure and table"]
+    assert imported == ["json", "no_such_module_xyz", "csv", "first figure and table",
+                        "heap frozen"]  # fmt: skip
+
+
+def test_the_heap_freeze_collects_first_then_freezes():
+    """What is garbage at the freeze is collected, not frozen (it could never be freed after);
+    what is alive leaves the collector's sight, so the collection Streamlit runs after every
+    script run no longer walks the imported modules."""
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    alive, dead = Node(), Node()
+    alive.me, dead.me = alive, dead  # both in reference cycles
+    gone = weakref.ref(dead)
+    del dead
+    before = gc.get_freeze_count()
+    try:
+        warmup._freeze_heap()
+        assert gone() is None
+        assert gc.get_freeze_count() > before
+        assert not any(o is alive for o in gc.get_objects())  # frozen objects are not listed
+    finally:
+        gc.unfreeze()
 
 
 def test_the_exercise_builds_a_figure_and_a_frame():
@@ -95,6 +123,17 @@ def test_the_entry_script_waits_before_importing_our_modules():
 def test_the_server_command_runs_the_launcher():
     cmd = command("127.0.0.1", 8501)
     assert cmd[1:4] == ["-m", "dashboard.launch", "run"] and cmd[4].endswith("app.py")
+
+
+def test_the_server_watches_no_source_files():
+    """Streamlit's source watcher walks every imported module after each script run, on the
+    thread that sends the page (~0.2 s after a page imported scikit-learn or scipy); off in the
+    command and in the config file Streamlit reads from the app's folder."""
+    import tomllib
+
+    assert "--server.fileWatcherType=none" in command("127.0.0.1", 8501)
+    config = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["fileWatcherType"] == "none"
 
 
 def test_importing_the_launcher_imports_nothing_heavy():

@@ -48,6 +48,7 @@ def command(address: str, port: int) -> list[str]:
         "--server.headless=true",  # no e-mail prompt, no browser opened by Streamlit
         "--browser.gatherUsageStats=false",
         "--runner.magicEnabled=false",  # see .streamlit/config.toml
+        "--server.fileWatcherType=none",  # see .streamlit/config.toml
         f"--browser.serverAddress={address}",
     ]
 

@@ -34,9 +34,11 @@ import pytest
 from dashboard.cli._serve import command, server_env
 
 try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
     from playwright.sync_api import sync_playwright
 except ImportError:  # judged by the fixtures below (skip or fail)
     sync_playwright = None
+    PlaywrightTimeoutError = TimeoutError
 
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "dashboard"
@@ -258,11 +260,33 @@ _IDLE_JS = """(needRun) => {
 }"""
 
 
+_APP_STATE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const w = document.querySelector('[data-testid="stStatusWidget"]');
+  return {
+    url: location.pathname,
+    connection: app && app.getAttribute('data-test-connection-state'),
+    script: app && app.getAttribute('data-test-script-state'),
+    runSeen: window.__pwSawRun === true,
+    stale: document.querySelectorAll('[data-stale="true"]').length,
+    status: w ? (w.innerText || '').slice(0, 60) : null,
+  };
+}"""
+
+
 def wait_for_app_idle(page, timeout_ms: int = RUN_TIMEOUT_MS, *, after_run: bool = False) -> None:
     """Wait until the script is not running: connected, script state ``notRunning``, no
     "Running..." in the status widget, no stale elements left. With ``after_run`` the run
-    armed by :func:`expect_rerun` must have been seen first."""
-    page.wait_for_function(_IDLE_JS, arg=after_run, timeout=timeout_ms, polling=100)
+    armed by :func:`expect_rerun` must have been seen first. On a timeout the message says
+    which of these did not hold."""
+    try:
+        page.wait_for_function(_IDLE_JS, arg=after_run, timeout=timeout_ms, polling=100)
+    except PlaywrightTimeoutError:
+        state = page.evaluate(_APP_STATE_JS)
+        raise AssertionError(
+            f"the app was not idle{' after the expected rerun' if after_run else ''} within "
+            f"{timeout_ms / 1000:.0f} s: {state}"
+        ) from None
 
 
 @contextlib.contextmanager

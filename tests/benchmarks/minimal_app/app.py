@@ -6,17 +6,26 @@ drift apart; nothing of clustlens is imported), ``st.navigation`` in the sidebar
 each page is a title, a line of text and one 10-point Plotly scatter. So it pays Streamlit's and
 plotly.js's fixed costs (server start, page load, websocket, one script run, one chart) and
 nothing else.
+
+The peer of an action: the page titled :data:`ACTION_PAGE` also has a "Run" button that sleeps
+:data:`ACTION_SECONDS` (standing for a computation) and then shows a 10-row table, as the
+dashboard's Run buttons show their results. What the click takes beyond the sleep is the least
+overhead any Streamlit action has.
 """
 
 from __future__ import annotations
 
 import ast
+import time
 from pathlib import Path
 
 import plotly.graph_objects as go
 import streamlit as st
 
 DASHBOARD_APP = Path(__file__).resolve().parents[3] / "dashboard" / "app.py"
+#: The page with the peer action, and what the action "computes" (bench_browser.py reads both).
+ACTION_PAGE = "Multi-view"
+ACTION_SECONDS = 1.0
 
 
 @st.cache_resource(show_spinner=False)
@@ -40,6 +49,10 @@ def page_for(title: str, index: int):
         fig = go.Figure(go.Scatter(x=xs, y=[(x * 7 + index) % 10 for x in xs], mode="markers"))
         fig.update_layout(height=300, margin={"l": 20, "r": 20, "t": 20, "b": 20})
         st.plotly_chart(fig, key=f"chart_{index}")
+        if title == ACTION_PAGE and st.button("Run", key="peer_run"):
+            time.sleep(ACTION_SECONDS)
+            with st.container(key="peer_table"):
+                st.dataframe({"row": list(range(10)), "value": [x * x for x in range(10)]})
 
     return page
 
