@@ -21,12 +21,10 @@ APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 
 @pytest.fixture
 def fresh(monkeypatch):
-    """The module's state as in a new process (nothing started), restored afterwards; no heap
-    freeze (this test process's heap stays collectable)."""
+    """The module's state as in a new process (nothing started), restored afterwards."""
     monkeypatch.setattr(warmup, "_done", threading.Event())
     warmup._done.set()
     monkeypatch.setattr(warmup, "_started", threading.Lock())
-    monkeypatch.setattr(warmup, "_freeze_heap", lambda: None)
     return warmup
 
 
@@ -53,39 +51,13 @@ def test_start_waits_for_the_runtime_then_imports_and_releases_waiters(fresh, mo
 
     monkeypatch.setattr(fresh.importlib, "import_module", record)
     monkeypatch.setattr(fresh, "_exercise", lambda: imported.append("first figure and table"))
-    monkeypatch.setattr(fresh, "_freeze_heap", lambda: imported.append("heap frozen"))
     assert fresh.start() is True
     assert fresh.start() is False  # once per process
     assert fresh.wait(timeout=0.2) is False and imported == []  # the server is not up yet
     up.set()
     assert fresh.wait(timeout=10) is True
     # a module that fails is logged and skipped (the page imports it again and says why)
-    assert imported == ["json", "no_such_module_xyz", "csv", "first figure and table",
-                        "heap frozen"]  # fmt: skip
-
-
-def test_the_heap_freeze_collects_first_then_freezes():
-    """What is garbage at the freeze is collected, not frozen (it could never be freed after);
-    what is alive leaves the collector's sight, so the collection Streamlit runs after every
-    script run no longer walks the imported modules."""
-    import gc
-    import weakref
-
-    class Node:
-        pass
-
-    alive, dead = Node(), Node()
-    alive.me, dead.me = alive, dead  # both in reference cycles
-    gone = weakref.ref(dead)
-    del dead
-    before = gc.get_freeze_count()
-    try:
-        warmup._freeze_heap()
-        assert gone() is None
-        assert gc.get_freeze_count() > before
-        assert not any(o is alive for o in gc.get_objects())  # frozen objects are not listed
-    finally:
-        gc.unfreeze()
+    assert imported == ["json", "no_such_module_xyz", "csv", "first figure and table"]
 
 
 def test_the_exercise_builds_a_figure_and_a_frame():

@@ -8,13 +8,11 @@ slow the server's own start), then imports :data:`MODULES`. The entry script cal
 before its own imports, so no module is ever imported by two threads at once (a concurrent
 import of pandas from two threads has left it half-initialised here). Without the launcher
 (``streamlit run dashboard/app.py``, ``AppTest``) nothing is started and :func:`wait` returns at
-once. When the imports are done the heap is frozen (:func:`_freeze_heap`), so the collection
-Streamlit runs after every script run no longer walks the imported modules.
+once.
 """
 
 from __future__ import annotations
 
-import gc
 import importlib
 import logging
 import threading
@@ -95,22 +93,6 @@ def _exercise() -> None:
     pa.Table.from_pandas(pd.DataFrame({"a": [1]}))
 
 
-def _freeze_heap() -> None:
-    """Move everything alive now (the imported modules' objects, ~150,000 of them) out of the
-    cyclic garbage collector's sight.
-
-    Streamlit runs a full collection after every script run, before the browser gets the run's
-    last messages (the collection holds the GIL the sending thread needs): 0.12-0.14 s a run
-    in the server once every page has been visited, 0.02-0.04 s with these modules frozen
-    (what later pages and scikit-learn import stays tracked). Frozen objects are still freed by
-    reference counting; only a reference cycle among them would never be, which is why this
-    runs here, before any page has run (the entry script waits for the warm-up): no user data
-    or session state is frozen.
-    """
-    gc.collect()
-    gc.freeze()
-
-
 def _run() -> None:
     try:
         deadline = time.monotonic() + _START_WAIT_S
@@ -127,6 +109,5 @@ def _run() -> None:
         except Exception:
             _log.warning("warm-up: a first figure or table could not be built", exc_info=True)
         _log.debug("warm-up imports took %.2f s", time.perf_counter() - t0)
-        _freeze_heap()
     finally:
         _done.set()
