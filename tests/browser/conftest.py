@@ -206,10 +206,39 @@ def offline_context(browser, *, allow_prefix: str | None = None):
     return context, blocked
 
 
+def _is_script_finished(payload: object) -> bool:
+    """Whether a websocket frame from the server is Streamlit's "script finished" message."""
+    if not isinstance(payload, (bytes, bytearray)):
+        return False
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    try:
+        return ForwardMsg.FromString(bytes(payload)).WhichOneof("type") == "script_finished"
+    except Exception:  # not a ForwardMsg: not ours to judge
+        return False
+
+
+def count_runs(pg) -> None:
+    """Count, on ``pg.runs_finished``, the runs the server reports finished to this page (its
+    "script finished" messages on the websocket): :func:`expect_rerun` then knows a rerun
+    happened even if the page's script-state attribute never showed it."""
+    pg.runs_finished = 0
+
+    def on_websocket(ws) -> None:
+        def on_frame(payload) -> None:
+            if _is_script_finished(payload):
+                pg.runs_finished += 1
+
+        ws.on("framereceived", on_frame)
+
+    pg.on("websocket", on_websocket)
+
+
 @pytest.fixture()
 def page(browser, streamlit_server: Server) -> Iterator[object]:
     context, blocked = offline_context(browser, allow_prefix=streamlit_server.url)
     pg = context.new_page()
+    count_runs(pg)
     pg.external_requests = blocked
     pg.js_errors = []
     pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
@@ -274,19 +303,40 @@ _APP_STATE_JS = """() => {
 }"""
 
 
-def wait_for_app_idle(page, timeout_ms: int = RUN_TIMEOUT_MS, *, after_run: bool = False) -> None:
+def wait_for_app_idle(
+    page,
+    timeout_ms: int = RUN_TIMEOUT_MS,
+    *,
+    after_run: bool = False,
+    runs_before: int | None = None,
+) -> None:
     """Wait until the script is not running: connected, script state ``notRunning``, no
     "Running..." in the status widget, no stale elements left. With ``after_run`` the run
-    armed by :func:`expect_rerun` must have been seen first. On a timeout the message says
-    which of these did not hold."""
-    try:
-        page.wait_for_function(_IDLE_JS, arg=after_run, timeout=timeout_ms, polling=100)
-    except PlaywrightTimeoutError:
-        state = page.evaluate(_APP_STATE_JS)
-        raise AssertionError(
-            f"the app was not idle{' after the expected rerun' if after_run else ''} within "
-            f"{timeout_ms / 1000:.0f} s: {state}"
-        ) from None
+    armed by :func:`expect_rerun` must have been seen first: by the page's script-state
+    attribute, or (``runs_before``, pages set up by :func:`count_runs`) by a "script finished"
+    message received since. On a timeout the message says which of these did not hold."""
+    if after_run and runs_before is not None:
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:
+            ran = page.runs_finished > runs_before
+            if page.evaluate(_IDLE_JS, not ran):
+                return
+            if time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(100)
+    else:
+        try:
+            page.wait_for_function(_IDLE_JS, arg=after_run, timeout=timeout_ms, polling=100)
+            return
+        except PlaywrightTimeoutError:
+            pass
+    state = page.evaluate(_APP_STATE_JS)
+    if runs_before is not None:
+        state["runsFinishedSinceArmed"] = page.runs_finished - runs_before
+    raise AssertionError(
+        f"the app was not idle{' after the expected rerun' if after_run else ''} within "
+        f"{timeout_ms / 1000:.0f} s: {state}"
+    )
 
 
 @contextlib.contextmanager
@@ -297,8 +347,9 @@ def expect_rerun(page, timeout_ms: int = RUN_TIMEOUT_MS) -> Iterator[None]:
     idle wait cannot be satisfied by the state left over from the previous run.
     """
     page.evaluate(_ARM_JS)
+    before = getattr(page, "runs_finished", None)
     yield
-    wait_for_app_idle(page, timeout_ms, after_run=True)
+    wait_for_app_idle(page, timeout_ms, after_run=True, runs_before=before)
 
 
 _DRAWN_JS = """(scope) => {

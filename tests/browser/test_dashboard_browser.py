@@ -17,6 +17,7 @@ from ._data import CLASS_NAMES, garbage_npy, make_dataset, out_of_range_sparse_n
 from .conftest import (
     RUN_TIMEOUT_MS,
     assert_no_exception,
+    count_runs,
     expect_rerun,
     offline_context,
     record_timing,
@@ -168,6 +169,7 @@ def demo_page(browser, streamlit_server) -> Iterator[object]:
     visit the pages in it one by one, as a person clicking through the sidebar would."""
     context, blocked = offline_context(browser, allow_prefix=streamlit_server.url)
     page = context.new_page()
+    count_runs(page)
     page.external_requests = blocked
     page.js_errors = []
     page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
@@ -229,6 +231,7 @@ def uploaded(browser, streamlit_server, tmp_path_factory) -> Iterator[tuple[obje
     files = write_inputs(make_dataset(), tmp_path_factory.mktemp("inputs"))
     context, blocked = offline_context(browser, allow_prefix=streamlit_server.url)
     page = context.new_page()
+    count_runs(page)
     page.external_requests = blocked
     page.js_errors = []
     page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
