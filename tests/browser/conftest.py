@@ -234,14 +234,22 @@ def count_runs(pg) -> None:
     pg.on("websocket", on_websocket)
 
 
-@pytest.fixture()
-def page(browser, streamlit_server: Server) -> Iterator[object]:
-    context, blocked = offline_context(browser, allow_prefix=streamlit_server.url)
+def new_page(context, blocked: list[str]):
+    """A page of ``context`` as every dashboard test uses it: runs counted (:func:`count_runs`),
+    the requests ``offline_context`` blocked on ``external_requests``, uncaught page errors on
+    ``js_errors``."""
     pg = context.new_page()
     count_runs(pg)
     pg.external_requests = blocked
     pg.js_errors = []
     pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+    return pg
+
+
+@pytest.fixture()
+def page(browser, streamlit_server: Server) -> Iterator[object]:
+    context, blocked = offline_context(browser, allow_prefix=streamlit_server.url)
+    pg = new_page(context, blocked)
     try:
         yield pg
     finally:

@@ -17,8 +17,8 @@ from ._data import CLASS_NAMES, garbage_npy, make_dataset, out_of_range_sparse_n
 from .conftest import (
     RUN_TIMEOUT_MS,
     assert_no_exception,
-    count_runs,
     expect_rerun,
+    new_page,
     offline_context,
     record_timing,
     save_full_page,
@@ -168,11 +168,7 @@ def demo_page(browser, streamlit_server) -> Iterator[object]:
     """One browser session on the demo, opened cold (its timing printed); the view tests below
     visit the pages in it one by one, as a person clicking through the sidebar would."""
     context, blocked = offline_context(browser, allow_prefix=streamlit_server.url)
-    page = context.new_page()
-    count_runs(page)
-    page.external_requests = blocked
-    page.js_errors = []
-    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+    page = new_page(context, blocked)
     t_run, t_drawn = open_first_view(page, streamlit_server.url)
     record_timing("navigation to first view: script run finished (cold start)", t_run)
     record_timing("navigation to first view: every chart drawn (cold start, target < 5 s)", t_drawn)
@@ -230,11 +226,7 @@ def uploaded(browser, streamlit_server, tmp_path_factory) -> Iterator[tuple[obje
     """One session with the user's ground truth, sparse C and prediction loaded (N = 1,200)."""
     files = write_inputs(make_dataset(), tmp_path_factory.mktemp("inputs"))
     context, blocked = offline_context(browser, allow_prefix=streamlit_server.url)
-    page = context.new_page()
-    count_runs(page)
-    page.external_requests = blocked
-    page.js_errors = []
-    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+    page = new_page(context, blocked)
     try:
         open_first_view(page, streamlit_server.url)
         t0 = time.perf_counter()
