@@ -57,8 +57,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The servers' environment: the user's, as it was before this process changed its own.
 USER_ENV = dict(os.environ)
 MINIMAL_APP = ROOT / "tests" / "benchmarks" / "minimal_app" / "app.py"
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _path in (ROOT, ROOT / "tests"):  # our packages; tests/browser's helpers
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 VIEWPORT = {"width": 1400, "height": 900}
 CHROMIUM_ARGS = [
@@ -380,8 +381,39 @@ def _appear(page, locator, what: str, timeout_s: float) -> None:
                          f"{_state(page)}") from None  # fmt: skip
 
 
+def arm(page) -> None:
+    """Before an action: forget the runs seen so far (the page's flags and the websocket's
+    count), so that :func:`wait_idle` waits for the run the action starts."""
+    page.evaluate(_ARM_JS)
+    page.armed_runs = page.runs_finished
+
+
 def wait_idle(page, what: str, timeout_s: float, need: str | None = None) -> None:
-    _wait(page, f"{what}: script done", _IDLE_JS, need, timeout_s)
+    """Wait until the app is idle; with ``need`` ("armed", "visit"), also until the run started
+    since :func:`arm` was seen: by the page's script-state attribute (``_IDLE_JS``), or by the
+    server's "script finished" message for it on the websocket (the attribute can miss a run)."""
+    from playwright.sync_api import TimeoutError as PwTimeout
+
+    deadline = time.perf_counter() + timeout_s
+    while True:
+        reported = need is not None and page.runs_finished > page.armed_runs
+        remaining = deadline - time.perf_counter()
+        try:
+            # short waits: a run reported on the websocket meanwhile is noticed within one
+            page.wait_for_function(
+                _IDLE_JS,
+                arg=None if reported else need,
+                timeout=max(min(remaining, 0.25), 0.001) * 1000,
+                polling=50,
+            )
+            return
+        except PwTimeout:
+            if time.perf_counter() >= deadline:
+                raise BenchError(
+                    f"timed out after {timeout_s:.0f} s waiting for {what}: script "
+                    f"done; page: {_state(page)}; runs reported since the action: "
+                    f"{page.runs_finished - page.armed_runs}"
+                ) from None
 
 
 def wait_drawn(page, what: str, timeout_s: float) -> None:
@@ -410,7 +442,7 @@ def visit(
     link = page.get_by_test_id("stSidebarNavLink").filter(
         has=page.get_by_test_id("stMarkdownContainer").get_by_text(title, exact=True)
     )
-    page.evaluate(_ARM_JS)
+    arm(page)
     t0 = time.perf_counter()
     link.click(timeout=timeout_s * 1000)
     shown = None
@@ -441,6 +473,10 @@ def fresh_page(browser, timeout_s: float) -> Iterator[object]:
     context.set_default_timeout(timeout_s * 1000)
     context.add_init_script(_INIT_JS)
     page = context.new_page()
+    from browser._runs import count_runs  # tests/browser/_runs.py, shared with the browser tests
+
+    count_runs(page)
+    page.armed_runs = 0
     page.js_errors = []
     page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
     try:
@@ -547,7 +583,7 @@ def _timed_click(page, key: str, what: str, shows, shows_what: str, timeout_s: f
     run it started is finished and every chart is drawn. Returns the click's ``perf_counter``."""
     button = page.locator(f".st-key-{key} button").first
     _appear(page, button, f"the {what} button", timeout_s)
-    page.evaluate(_ARM_JS)
+    arm(page)
     t0 = time.perf_counter()
     button.click()
     _appear(page, shows, f"{what}: {shows_what}", timeout_s)

@@ -33,6 +33,8 @@ import pytest
 
 from dashboard.cli._serve import command, server_env
 
+from ._runs import count_runs
+
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
     from playwright.sync_api import sync_playwright
@@ -204,34 +206,6 @@ def offline_context(browser, *, allow_prefix: str | None = None):
 
     context.route("**/*", _route)
     return context, blocked
-
-
-def _is_script_finished(payload: object) -> bool:
-    """Whether a websocket frame from the server is Streamlit's "script finished" message."""
-    if not isinstance(payload, (bytes, bytearray)):
-        return False
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    try:
-        return ForwardMsg.FromString(bytes(payload)).WhichOneof("type") == "script_finished"
-    except Exception:  # not a ForwardMsg: not ours to judge
-        return False
-
-
-def count_runs(pg) -> None:
-    """Count, on ``pg.runs_finished``, the runs the server reports finished to this page (its
-    "script finished" messages on the websocket): :func:`expect_rerun` then knows a rerun
-    happened even if the page's script-state attribute never showed it."""
-    pg.runs_finished = 0
-
-    def on_websocket(ws) -> None:
-        def on_frame(payload) -> None:
-            if _is_script_finished(payload):
-                pg.runs_finished += 1
-
-        ws.on("framereceived", on_frame)
-
-    pg.on("websocket", on_websocket)
 
 
 def new_page(context, blocked: list[str]):
