@@ -184,7 +184,7 @@ def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     figure, not only the ones of the page that defined them. The images are rendered on request
     only (kaleido starts the system browser).
     """
-    from dashboard.ui import chart_element, downloads, presentation
+    from dashboard.ui import downloads, presentation
 
     settings = presentation.current()
     if settings.on:
@@ -192,13 +192,7 @@ def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     # drawn as built (our template, theme=None): Streamlit's theme would re-colour text and
     # scales on screen only, and the page would no longer match the report and the downloads
     kwargs.setdefault("theme", None)
-    # Our element draws a chart once (Streamlit's draws it twice); a chart whose points can be
-    # selected stays on Streamlit's, which reports the selection to the script.
-    if "on_select" not in kwargs and chart_element.available():
-        chart_element.draw(fig, key)
-        event = None
-    else:
-        event = st.plotly_chart(fig, key=key, **kwargs)
+    event = st.plotly_chart(fig, key=key, **kwargs)
     if export:
         with st.popover("PNG / SVG / PDF", icon=":material/download:"):
             downloads.figure_downloads(fig, f"clustlens_{key}", f"{key}_export")

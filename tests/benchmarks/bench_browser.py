@@ -175,9 +175,6 @@ _DRAWN_JS = """(scope) => {
   const shown = (e) => e.getClientRects().length > 0 && !e.closest('details:not([open])');
   for (const c of root.querySelectorAll('[data-testid="stPlotlyChart"]'))
     if (shown(c) && !c.querySelector('.js-plotly-plot .main-svg')) return false;
-  // clustlens's own chart element (dashboard/ui/chart_element.py) marks a finished draw
-  for (const c of root.querySelectorAll('.clustlens-chart'))
-    if (shown(c) && c.dataset.drawn !== '1') return false;
   for (const d of root.querySelectorAll('[data-testid="stDataFrame"]'))
     if (shown(d) && !d.querySelector('canvas')) return false;
   return true;
@@ -356,8 +353,7 @@ def _state(page) -> str:
                 status: w ? w.innerText : null,
                 stale: document.querySelectorAll('[data-stale="true"]').length,
                 skeleton: !!document.querySelector('[data-testid="stSkeleton"]'),
-                charts: document.querySelectorAll(
-                  '[data-testid="stPlotlyChart"], .clustlens-chart').length,
+                charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
                 drawn: document.querySelectorAll('.js-plotly-plot .main-svg').length,
                 exceptions: document.querySelectorAll('[data-testid="stException"]').length});
             }"""
