@@ -15,8 +15,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Run ``streamlit`` with ``argv`` (default: this process's arguments); exits the process."""
     from streamlit.web import cli as streamlit_cli
 
-    from dashboard.ui import warmup
+    from dashboard.ui import chart_element, warmup
 
+    chart_element.prepare()
     warmup.start()
     streamlit_cli.main(args=list(sys.argv[1:] if argv is None else argv), prog_name="streamlit")
 

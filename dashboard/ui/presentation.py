@@ -67,8 +67,9 @@ LAYOUT_RULES = (
     ".cl-table td { padding: 0.4em 0.6em; vertical-align: top; overflow-wrap: anywhere; "
     "border-bottom: 1px solid rgba(128, 128, 128, 0.25); }",
     "@container (max-width: 1000px) { "
-    "[data-testid='stHorizontalBlock']:has([data-testid='stPlotlyChart']) { flex-wrap: wrap; } "
-    "[data-testid='stHorizontalBlock']:has([data-testid='stPlotlyChart']) > "
+    "[data-testid='stHorizontalBlock']:has([data-testid='stPlotlyChart'], .clustlens-chart) "
+    "{ flex-wrap: wrap; } "
+    "[data-testid='stHorizontalBlock']:has([data-testid='stPlotlyChart'], .clustlens-chart) > "
     "[data-testid='stColumn'] { flex: 1 1 100% !important; min-width: 100% !important; } }",
 )
 

@@ -184,7 +184,7 @@ def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     figure, not only the ones of the page that defined them. The images are rendered on request
     only (kaleido starts the system browser).
     """
-    from dashboard.ui import downloads, presentation
+    from dashboard.ui import chart_element, downloads, presentation
 
     settings = presentation.current()
     if settings.on:
@@ -192,8 +192,20 @@ def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     # drawn as built (our template, theme=None): Streamlit's theme would re-colour text and
     # scales on screen only, and the page would no longer match the report and the downloads
     kwargs.setdefault("theme", None)
-    event = st.plotly_chart(fig, key=key, **kwargs)
+    # our element draws a chart once (Streamlit's draws it twice); Streamlit's is the fallback
+    if chart_element.available() and set(kwargs) <= {"theme", "on_select", "selection_mode"}:
+        event = chart_element.draw(fig, key, _selection_modes(kwargs))
+    else:
+        event = st.plotly_chart(fig, key=key, **kwargs)
     if export:
         with st.popover("PNG / SVG / PDF", icon=":material/download:"):
             downloads.figure_downloads(fig, f"clustlens_{key}", f"{key}_export")
     return event
+
+
+def _selection_modes(kwargs: dict[str, Any]) -> tuple[str, ...]:
+    """The selection modes of ``st.plotly_chart`` keyword arguments (none without on_select)."""
+    if kwargs.get("on_select", "ignore") == "ignore":
+        return ()
+    mode = kwargs.get("selection_mode", ("points", "box", "lasso"))
+    return (mode,) if isinstance(mode, str) else tuple(mode)

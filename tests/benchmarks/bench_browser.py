@@ -173,8 +173,17 @@ _DRAWN_JS = """(scope) => {
   if (root.querySelector('[data-testid="stSkeleton"]')) return false;  // lazy element loading
   // elements in a collapsed expander or an inactive tab are not drawn until shown
   const shown = (e) => e.getClientRects().length > 0 && !e.closest('details:not([open])');
-  for (const c of root.querySelectorAll('[data-testid="stPlotlyChart"]'))
-    if (shown(c) && !c.querySelector('.js-plotly-plot .main-svg')) return false;
+  // Streamlit's chart element draws twice: first hidden, before it knows its width (the
+  // figure's layout has none yet), then at that width. Only the second is the chart one sees.
+  for (const c of root.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    if (!shown(c)) continue;
+    const gd = c.querySelector('.js-plotly-plot');
+    if (!gd || !gd.querySelector('.main-svg') || !gd.layout || gd.layout.width === undefined
+        || getComputedStyle(gd).visibility === 'hidden') return false;
+  }
+  // clustlens's own chart element (dashboard/ui/chart_element.py) marks a finished draw
+  for (const c of root.querySelectorAll('.clustlens-chart'))
+    if (shown(c) && c.dataset.drawn !== '1') return false;
   for (const d of root.querySelectorAll('[data-testid="stDataFrame"]'))
     if (shown(d) && !d.querySelector('canvas')) return false;
   return true;
@@ -353,7 +362,8 @@ def _state(page) -> str:
                 status: w ? w.innerText : null,
                 stale: document.querySelectorAll('[data-stale="true"]').length,
                 skeleton: !!document.querySelector('[data-testid="stSkeleton"]'),
-                charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+                charts: document.querySelectorAll(
+                  '[data-testid="stPlotlyChart"], .clustlens-chart').length,
                 drawn: document.querySelectorAll('.js-plotly-plot .main-svg').length,
                 exceptions: document.querySelectorAll('[data-testid="stException"]').length});
             }"""

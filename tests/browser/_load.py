@@ -38,6 +38,8 @@ _IDLE_JS = """() => {
   const shown = (e) => e.getClientRects().length > 0 && !e.closest('details:not([open])');
   for (const c of document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]'))
     if (shown(c) && !c.querySelector('.js-plotly-plot .main-svg')) return false;
+  for (const c of document.querySelectorAll('[data-testid="stMain"] .clustlens-chart'))
+    if (shown(c) && c.dataset.drawn !== '1') return false;
   return true;
 }"""
 
@@ -186,7 +188,8 @@ async def _state(page) -> str:
                 status: w ? w.innerText : null,
                 stale: document.querySelectorAll('[data-stale="true"]').length,
                 skeleton: !!document.querySelector('[data-testid="stSkeleton"]'),
-                charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+                charts: document.querySelectorAll(
+                  '[data-testid="stPlotlyChart"], .clustlens-chart').length,
                 drawn: document.querySelectorAll('.js-plotly-plot .main-svg').length}); }"""
         )
     except Exception as exc:

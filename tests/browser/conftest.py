@@ -342,6 +342,9 @@ _DRAWN_JS = """(scope) => {
   const shown = (e) => e.getClientRects().length > 0 && !e.closest('details:not([open])');
   for (const c of root.querySelectorAll('[data-testid="stPlotlyChart"]'))
     if (shown(c) && !c.querySelector('.js-plotly-plot .main-svg')) return false;
+  // our chart element (dashboard/ui/chart_element.py) marks a finished draw
+  for (const c of root.querySelectorAll('.clustlens-chart'))
+    if (shown(c) && c.dataset.drawn !== '1') return false;
   for (const d of root.querySelectorAll('[data-testid="stDataFrame"]'))
     if (shown(d) && !d.querySelector('canvas')) return false;
   return true;

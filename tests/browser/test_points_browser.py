@@ -69,16 +69,16 @@ def test_hw_demo_lasso_lists_points_and_draws_their_images(page, streamlit_serve
     wait_for_app_idle(page)
     wait_for_charts_drawn(page, MAIN)
     assert page.evaluate(COUNT_POINTS, "points_plot_affinity_prediction") == 2000
-    # Streamlit's chart element (this chart is selectable, so it is Streamlit's) draws twice:
-    # first hidden, before it knows its width, then at that width. A lasso drawn over the first
-    # lands on a plot that is replaced under the mouse: no selection, no rerun.
+    # Drawn for good before the lasso: our chart element marks its draw done; Streamlit's (the
+    # fallback) draws twice, first hidden before it knows its width — a lasso over that first
+    # plot lands on a plot replaced under the mouse (no selection, no rerun).
     page.wait_for_function(
         """() => { const gd = document.querySelector(
           '.st-key-points_plot_affinity_prediction .js-plotly-plot');
-          return !!gd && !!gd.layout && gd.layout.width !== undefined
-            && getComputedStyle(gd).visibility !== 'hidden'; }"""
+          return !!gd && (gd.dataset.drawn === '1' || (!!gd.layout && gd.layout.width !== undefined
+            && getComputedStyle(gd).visibility !== 'hidden')); }"""
     )
-    page.wait_for_timeout(500)  # the second draw, at that width, finishes
+    page.wait_for_timeout(500)  # Streamlit's second draw, at that width, finishes
     plot = page.locator(".st-key-points_plot_affinity_prediction .js-plotly-plot .nsewdrag")
     box = plot.first.bounding_box()
     assert box is not None

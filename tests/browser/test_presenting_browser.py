@@ -34,7 +34,7 @@ _OVERFLOW_JS = """(main) => {
   if (m.scrollWidth > m.clientWidth + 2)
     out.push(`main area scrolls sideways: ${m.scrollWidth} > ${m.clientWidth} px`);
   const right = Math.min(m.getBoundingClientRect().right, window.innerWidth) + 2;
-  const sel = ['[data-testid="stPlotlyChart"]', '.js-plotly-plot .main-svg',
+  const sel = ['[data-testid="stPlotlyChart"]', '.clustlens-chart', '.js-plotly-plot .main-svg',
     '[data-testid="stDataFrame"]', '[data-testid="stTable"]', 'table.cl-table',
     '[data-testid="stImage"]', '[data-testid="stHorizontalBlock"]', '[data-testid="stMetric"]',
     'h1', 'h2', 'h3'].join(',');

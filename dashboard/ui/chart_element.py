@@ -1,0 +1,225 @@
+"""A chart element that draws a Plotly figure once.
+
+Streamlit's own chart element (``st.plotly_chart``) draws every figure twice in the browser:
+first before it has measured the width it has (hidden), then at that width — two full Plotly
+draws per chart on every visit, most of a page's time in the browser (README, "Measured"). This
+element is a Streamlit custom component (v2: no iframe) whose script hands the figure to
+plotly.js once, at the width of its container, and redraws on resize (``responsive``); a rerun
+that sends the same figure leaves the chart as it is. Selections (points, box, lasso) are
+reported to the script as ``st.plotly_chart(on_select="rerun")`` reports them.
+
+plotly.js comes from the installed ``plotly`` package (the same version that built the figure's
+JSON): :func:`prepare` copies its ``plotly.min.js`` into ``dashboard/static/``, which Streamlit
+serves at ``app/static/`` when ``server.enableStaticServing`` is on (``clustlens dashboard`` and
+``dashboard/.streamlit/config.toml`` turn it on). When that is not possible — static serving
+off (``streamlit run`` from another folder, AppTest), the folder not writable, or
+``CLUSTLENS_CHARTS=streamlit`` in the environment — :func:`available` is False and ``ui.chart``
+uses ``st.plotly_chart``, the same figure JSON on Streamlit's element.
+
+A "Full screen" button in the chart's mode bar replaces Streamlit's."""
+
+from __future__ import annotations
+
+import filecmp
+import functools
+import logging
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from streamlit.util import ReadOnlyAttributeDictionary
+
+#: Where Streamlit serves the dashboard's static files from (next to the entry script).
+STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
+PLOTLY_JS = "plotly.min.js"
+#: ``CLUSTLENS_CHARTS=streamlit`` draws every chart with ``st.plotly_chart``.
+ENV_SWITCH = "CLUSTLENS_CHARTS"
+COMPONENT = "clustlens_chart"
+#: What a chart with nothing selected reports (as ``st.plotly_chart``).
+EMPTY: dict[str, list] = {"points": [], "point_indices": [], "box": [], "lasso": []}
+
+_log = logging.getLogger(__name__)
+
+_HTML = '<div class="clustlens-chart"></div>'
+_CSS = ".clustlens-chart { width: 100%; } .clustlens-chart:fullscreen { overflow: auto; }"
+# Loads plotly.js once per page (a shared promise), then draws with Plotly.react: the first
+# call on an element is a full draw, later calls (a rerun with a new figure) update it.
+_JS = r"""
+const SRC = 'app/static/plotly.min.js';
+const EXPAND = {width: 16, height: 16,
+  path: 'M0 0h6v2H2v4H0zM10 0h6v6h-2V2h-4zM0 10h2v4h4v2H0zM14 10h2v6h-6v-2h4z'};
+const EMPTY = {points: [], point_indices: [], box: [], lasso: []};
+
+function plotly() {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  if (!window.__clustlensPlotly) {
+    window.__clustlensPlotly = new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = new URL(SRC, document.baseURI).href;
+      s.onload = () => resolve(window.Plotly);
+      s.onerror = () => { window.__clustlensPlotly = null; reject(new Error(s.src)); };
+      document.head.appendChild(s);
+    });
+  }
+  return window.__clustlensPlotly;
+}
+
+// A Plotly selection event as st.plotly_chart reports it (snake_case keys).
+function selection(ev) {
+  if (!ev) return EMPTY;
+  const points = (ev.points || []).map((p) => {
+    const out = {curve_number: p.curveNumber, point_number: p.pointNumber,
+                 point_index: p.pointIndex, x: p.x, y: p.y};
+    if (p.z !== undefined) out.z = p.z;
+    if (p.customdata !== undefined) out.customdata = p.customdata;
+    if (p.pointIndices !== undefined) out.point_indices = p.pointIndices;
+    return out;
+  });
+  const indices = [...new Set(points.map((p) => p.point_index).filter((i) => i !== undefined))];
+  const box = [], lasso = [];
+  if (ev.range) box.push({x: ev.range.x, y: ev.range.y});
+  if (ev.lassoPoints) lasso.push({x: ev.lassoPoints.x, y: ev.lassoPoints.y});
+  return {points, point_indices: indices, box, lasso};
+}
+
+export default function (component) {
+  const { parentElement, data, setStateValue } = component;
+  const el = parentElement.querySelector('.clustlens-chart');
+  el.__report = (sel) => {
+    el.__selected = sel.points.length > 0;
+    setStateValue('selection', sel);
+  };
+  // a rerun that sends the same figure leaves the chart (and a selection on it) as it is
+  if (el.__spec === data.figure) return;
+  const changed = el.__spec !== undefined;
+  el.__spec = data.figure;
+  const fig = JSON.parse(data.figure);
+  const layout = fig.layout || {};
+  const select = data.select || [];
+  if (select.length) {  // as st.plotly_chart sets up a chart whose points can be selected
+    layout.hovermode = layout.hovermode || 'closest';
+    if (select.includes('points')) layout.clickmode = layout.clickmode || 'event+select';
+    if (!layout.dragmode) layout.dragmode = select.includes('lasso') ? 'lasso'
+      : select.includes('box') ? 'select' : 'pan';
+  }
+  const height = layout.height;
+  const onFullscreen = () => {
+    const full = document.fullscreenElement === el;
+    el.style.background = full ? (layout.paper_bgcolor || 'white') : '';
+    window.Plotly.relayout(el, {height: full ? window.innerHeight : (height || null),
+                                width: full ? window.innerWidth : null});
+  };
+  const config = {
+    displaylogo: false,
+    responsive: true,
+    modeBarButtonsToRemove: ['sendDataToCloud'].concat(
+      select.includes('lasso') ? [] : ['lasso2d'], select.includes('box') ? [] : ['select2d']),
+    modeBarButtonsToAdd: [{
+      name: 'Full screen', title: 'Full screen', icon: EXPAND,
+      click: () => (document.fullscreenElement ? document.exitFullscreen()
+                                               : el.requestFullscreen()),
+    }],
+  };
+  let alive = true;
+  plotly().then((Plotly) => {
+    if (!alive) return;
+    el.dataset.drawn = '0';
+    Plotly.react(el, fig.data || [], layout, config).then(() => {
+      el.dataset.drawn = '1';
+    });
+    el.addEventListener('fullscreenchange', onFullscreen);
+    if (select.length && !el.__listening) {
+      el.__listening = true;
+      el.on('plotly_selected', (ev) => { if (ev) el.__report(selection(ev)); });
+      if (select.includes('points')) el.on('plotly_click', (ev) => el.__report(selection(ev)));
+      el.on('plotly_deselect', () => el.__report(EMPTY));
+    }
+    if (changed && el.__selected) el.__report(EMPTY);  // a new figure: the old selection goes
+  }).catch((err) => {
+    el.textContent = 'This chart could not be drawn: plotly.js did not load (' + err.message
+      + '). Restart the dashboard with CLUSTLENS_CHARTS=streamlit.';
+  });
+  return () => {
+    alive = false;
+    el.removeEventListener('fullscreenchange', onFullscreen);
+  };
+}
+"""
+
+
+@functools.cache
+def _component() -> Any:
+    return st.components.v2.component(COMPONENT, html=_HTML, css=_CSS, js=_JS, isolate_styles=False)
+
+
+def _plotly_js_source() -> Path:
+    import plotly
+
+    return Path(plotly.__file__).resolve().parent / "package_data" / PLOTLY_JS
+
+
+@functools.cache
+def prepare() -> bool:
+    """Copy the installed plotly's ``plotly.min.js`` into :data:`STATIC_DIR`, once per process
+    (see :func:`copy_plotly_js`). The launcher calls it before the server starts: Streamlit
+    warns when the static folder is missing."""
+    return copy_plotly_js(STATIC_DIR)
+
+
+def copy_plotly_js(static_dir: Path) -> bool:
+    """Copy the installed plotly's ``plotly.min.js`` into ``static_dir`` unless an identical
+    copy is there; False (logged) if that is not possible."""
+    try:
+        src = _plotly_js_source()
+        dst = static_dir / PLOTLY_JS
+        if not (dst.is_file() and filecmp.cmp(src, dst, shallow=False)):
+            static_dir.mkdir(exist_ok=True)
+            tmp = dst.with_name(f".{PLOTLY_JS}.{os.getpid()}.tmp")
+            shutil.copyfile(src, tmp)
+            os.replace(tmp, dst)  # a browser never fetches a half-written file
+        return True
+    except OSError:
+        _log.warning("plotly.js cannot be served from %s; charts use st.plotly_chart", static_dir,
+                     exc_info=True)  # fmt: skip
+        return False
+
+
+def available() -> bool:
+    """Whether charts can be drawn by this element in the running server (see the module)."""
+    if os.environ.get(ENV_SWITCH, "").strip().lower() == "streamlit":
+        return False
+    if not st.get_option("server.enableStaticServing"):
+        return False
+    return prepare()
+
+
+def draw(fig: Any, key: str, select: Sequence[str] = ()) -> Any:
+    """Draw the Plotly figure ``fig`` (keyed ``key``) with this element.
+
+    With ``select`` (``"points"``, ``"box"``, ``"lasso"``), a selection reruns the script and
+    is returned as ``st.plotly_chart(on_select="rerun")`` returns it: ``event["selection"]``
+    (also ``event.selection``) with ``points`` (``curve_number``, ``point_index``, ``x``, ``y``,
+    ``customdata``, ...), ``point_indices``, ``box`` and ``lasso``; empty until something is
+    selected, and again after a double click. Without ``select`` it returns None.
+    """
+    import plotly.io as pio
+
+    spec = pio.to_json(fig, validate=False)  # as st.plotly_chart encodes it
+    data = {"figure": spec, "select": list(select)}
+    if not select:
+        _component()(key=key, data=data)
+        return None
+    result = _component()(
+        key=key, data=data, default={"selection": dict(EMPTY)}, on_selection_change=_rerun
+    )
+    chosen = getattr(result, "selection", None) or EMPTY
+    return ReadOnlyAttributeDictionary(
+        {"selection": ReadOnlyAttributeDictionary({k: chosen.get(k, []) for k in EMPTY})}
+    )
+
+
+def _rerun() -> None:
+    """A selection's callback: nothing to do, the rerun it causes reads the selection."""

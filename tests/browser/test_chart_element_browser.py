@@ -1,0 +1,101 @@
+"""Our chart element in chromium (dashboard/ui/chart_element.py): every chart drawn once, with
+the plotly.js the dashboard serves, its "Full screen" button, and a click on a point reported to
+the page (Sweep's click-to-pick; the Points lasso: test_points_browser.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import assert_no_exception, expect_rerun, wait_for_app_idle, wait_for_charts_drawn
+from .test_dashboard_browser import MAIN, open_first_view, open_view
+
+pytestmark = pytest.mark.browser
+
+#: Counts plotly_afterplot per chart (by its Streamlit key) from now on.
+COUNT_DRAWS = """() => {
+  window.__draws = {};
+  const seen = new WeakSet();
+  const keyOf = (gd) => {
+    const box = gd.closest('[class*="st-key-"]');
+    const m = box && box.className.match(/st-key-(\\S+)/);
+    return m ? m[1] : '?';
+  };
+  const scan = () => document.querySelectorAll('.js-plotly-plot').forEach((gd) => {
+    if (seen.has(gd) || !gd.on) return;
+    seen.add(gd);
+    gd.on('plotly_afterplot', () => {
+      const k = keyOf(gd);
+      window.__draws[k] = (window.__draws[k] || 0) + 1;
+    });
+  });
+  new MutationObserver(scan).observe(document.body, {subtree: true, childList: true,
+    attributes: true, attributeFilter: ['class']});
+}"""
+
+
+def test_every_chart_is_drawn_once_with_the_served_plotly(page, streamlit_server) -> None:
+    open_first_view(page, streamlit_server.url)
+    page.evaluate(COUNT_DRAWS)
+    open_view(page, "Affinity")
+    page.wait_for_timeout(1500)  # a second draw would have come by now
+    assert_no_exception(page)
+    draws = page.evaluate("() => window.__draws")
+    assert set(draws) >= {"affinity_plot", "conn_bars", "sre_class", "sre_points", "leakage_matrix"}
+    assert set(draws.values()) == {1}, draws
+    assert page.locator(f"{MAIN} [data-testid='stPlotlyChart']").count() == 0
+    served = page.evaluate(
+        "() => performance.getEntriesByType('resource').map(e => e.name)"
+        ".filter(n => n.endsWith('/app/static/plotly.min.js')).length"
+    )
+    assert served == 1  # fetched once for the whole session
+    assert not page.js_errors
+
+
+def test_full_screen_and_back(page, streamlit_server) -> None:
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Affinity")
+    chart = page.locator(".st-key-conn_bars .clustlens-chart")
+    height = chart.bounding_box()["height"]
+    chart.hover()
+    button = page.locator(".st-key-conn_bars .modebar-btn[data-title='Full screen']")
+    button.click()
+    page.wait_for_function(
+        "() => document.fullscreenElement"
+        " && document.fullscreenElement.closest('.st-key-conn_bars')"
+    )
+    page.wait_for_function(
+        "() => Math.abs(document.fullscreenElement.getBoundingClientRect().height"
+        " - window.innerHeight) < 2 && document.fullscreenElement._fullLayout.height"
+        " === window.innerHeight"
+    )
+    chart.hover()
+    button.click()
+    page.wait_for_function("() => !document.fullscreenElement")
+    wait_for_charts_drawn(page, MAIN)
+    page.wait_for_function(
+        "(h) => Math.abs(document.querySelector('.st-key-conn_bars .clustlens-chart')"
+        ".getBoundingClientRect().height - h) < 2",
+        arg=height,
+    )
+    assert not page.js_errors
+
+
+def test_clicking_a_sweep_marker_picks_its_setting(page, streamlit_server) -> None:
+    """The click reaches the page as st.plotly_chart's selection would: "Setting" follows."""
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Sweep")
+    setting = page.locator(".st-key-sw_pick input")
+    before = setting.input_value()  # the best setting, picked by default
+    markers = page.locator(".st-key-sweep_tradeoff .scatterlayer .points path.point")
+    assert markers.count() >= 3
+    for i in range(2):  # one of the first two markers is not the best setting
+        with expect_rerun(page):
+            markers.nth(i).click(force=True)
+        wait_for_app_idle(page)
+        wait_for_charts_drawn(page, MAIN)
+        if setting.input_value() != before:
+            break
+    after = setting.input_value()
+    assert after != before and "·" in after, (before, after)
+    assert_no_exception(page)
+    assert not page.js_errors

@@ -1,0 +1,180 @@
+"""The chart element that draws a figure once (dashboard/ui/chart_element.py): plotly.js served
+from the installed plotly, the same figure JSON as Streamlit's chart element, selectable charts
+left on Streamlit's, and the fallbacks. Drawing itself is checked in chromium
+(tests/browser/test_chart_element_browser.py)."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import tomllib
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from streamlit import config as st_config
+from streamlit.testing.v1 import AppTest
+
+from dashboard.cli._serve import command
+from dashboard.ui import chart_element
+
+APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
+    return at
+
+
+@pytest.fixture()
+def static_serving():
+    """Streamlit's static serving on, as ``clustlens dashboard`` runs it (AppTest reads no config
+    file: off by default, so the other AppTests see Streamlit's chart element)."""
+    before = st_config.get_option("server.enableStaticServing")
+    st_config.set_option("server.enableStaticServing", True)
+    try:
+        yield
+    finally:
+        st_config.set_option("server.enableStaticServing", before)
+
+
+def page(path: str) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    ok(at.run())
+    return ok(at.switch_page(path).run())
+
+
+def element_payloads(at: AppTest) -> dict[str, dict]:
+    """key -> what our element was sent (``figure`` JSON text, ``select`` modes)."""
+    out = {}
+    for el in at.get("bidi_component"):
+        assert el.proto.component_name.endswith(chart_element.COMPONENT)
+        assert el.proto.WhichOneof("data") == "json"
+        out[el.proto.id.rsplit("-", 1)[-1]] = json.loads(el.proto.json)
+    return out
+
+
+def element_figures(at: AppTest) -> dict[str, dict]:
+    """key -> figure JSON of every chart drawn by our element."""
+    return {k: json.loads(v["figure"]) for k, v in element_payloads(at).items()}
+
+
+def streamlit_figures(at: AppTest) -> dict[str, dict]:
+    charts = at.get("plotly_chart")
+    return {el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.spec) for el in charts}
+
+
+# ------------------------------------------------------------------ serving plotly.js
+def test_plotly_js_is_the_installed_plotly_s_own_copy(tmp_path):
+    """The figure JSON and the script that draws it come from the same plotly release."""
+    assert chart_element.copy_plotly_js(tmp_path)
+    copied = tmp_path / chart_element.PLOTLY_JS
+    assert filecmp.cmp(copied, chart_element._plotly_js_source(), shallow=False)
+    before = copied.stat().st_mtime_ns
+    assert chart_element.copy_plotly_js(tmp_path)  # an identical copy is left alone
+    assert copied.stat().st_mtime_ns == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [chart_element.PLOTLY_JS]
+
+
+def test_a_stale_copy_is_replaced(tmp_path):
+    (tmp_path / chart_element.PLOTLY_JS).write_text("/* plotly.js of another release */")
+    assert chart_element.copy_plotly_js(tmp_path)
+    assert filecmp.cmp(
+        tmp_path / chart_element.PLOTLY_JS, chart_element._plotly_js_source(), shallow=False
+    )
+
+
+def test_an_unwritable_folder_falls_back_without_raising(tmp_path):
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a file where the folder should be")
+    assert chart_element.copy_plotly_js(blocker / "static") is False
+
+
+def test_the_server_serves_static_files():
+    """plotly.js is fetched from app/static/: on in the command and in the config file."""
+    assert "--server.enableStaticServing=true" in command("127.0.0.1", 8501)
+    conf = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text())
+    assert conf["server"]["enableStaticServing"] is True
+    assert (APP.parent / "static") == chart_element.STATIC_DIR
+
+
+def test_available_follows_static_serving_and_the_switch(monkeypatch, static_serving):
+    monkeypatch.setattr(chart_element, "prepare", lambda: True)
+    assert chart_element.available()
+    monkeypatch.setenv(chart_element.ENV_SWITCH, "streamlit")
+    assert not chart_element.available()
+    monkeypatch.delenv(chart_element.ENV_SWITCH)
+    st_config.set_option("server.enableStaticServing", False)
+    assert not chart_element.available()
+    st_config.set_option("server.enableStaticServing", True)
+    monkeypatch.setattr(chart_element, "prepare", lambda: False)  # plotly.js cannot be served
+    assert not chart_element.available()
+
+
+# ------------------------------------------------------------------ pages
+def test_pages_send_the_same_figures_through_either_element(static_serving, monkeypatch):
+    """Contingency drawn by our element carries exactly the figure JSON Streamlit's element
+    would have carried (the page, the report and the downloads all draw one builder's figure)."""
+    ours = element_figures(page("views/contingency.py"))
+    assert {"contingency_heatmap", "contingency_sankey"} <= set(ours)
+    monkeypatch.setenv(chart_element.ENV_SWITCH, "streamlit")
+    theirs = page("views/contingency.py")
+    assert not theirs.get("bidi_component")
+    assert streamlit_figures(theirs) == ours
+
+
+def test_selectable_charts_say_how_they_are_selected(static_serving):
+    """Sweep's trade-off is clicked to pick a setting; nothing is selected before a click."""
+    at = page("views/sweep.py")
+    sent = element_payloads(at)
+    assert sent["sweep_tradeoff"]["select"] == ["points"]
+    assert sent["sweep_metrics"]["select"] == []
+    assert not at.get("plotly_chart")
+    assert at.session_state["clustlens"].sweep.last_pick is None
+
+
+def test_a_selection_is_returned_as_st_plotly_chart_returns_it(monkeypatch):
+    """The pages read ``event["selection"]["points"]`` (Sweep) and ``event.selection.points``
+    (Points); the element's state (set by its script in the browser: chromium tests) comes
+    back in that shape, empty before anything is selected."""
+    point = {"curve_number": 0, "point_index": 2, "x": 0.5, "y": 0.7, "customdata": [2]}
+    sent = {}
+
+    result = SimpleNamespace(
+        selection={"points": [point], "point_indices": [2], "box": [], "lasso": []}
+    )
+
+    def mount(**kwargs):
+        sent.clear()
+        sent.update(kwargs)
+        return result
+
+    monkeypatch.setattr(chart_element, "_component", lambda: mount)
+    fig = {"data": [{"type": "scatter", "x": [0], "y": [1]}], "layout": {}}
+    event = chart_element.draw(fig, "k", ("points",))
+    assert event["selection"]["points"] == [point] == list(event.selection.points)
+    assert event.selection.point_indices == [2] and event["selection"]["lasso"] == []
+    assert sent["default"] == {"selection": chart_element.EMPTY}
+    assert json.loads(sent["data"]["figure"])["data"][0]["y"] == [1]
+    result.selection = None  # nothing selected yet
+    assert chart_element.draw(fig, "k", ("box", "lasso")).selection == chart_element.EMPTY
+    assert chart_element.draw(fig, "k") is None
+    assert sent["data"]["select"] == [] and "default" not in sent
+
+
+def test_selection_modes_follow_st_plotly_chart_s_arguments():
+    from dashboard.ui.widgets import _selection_modes
+
+    assert _selection_modes({"theme": None}) == ()
+    assert _selection_modes({"on_select": "rerun", "selection_mode": "points"}) == ("points",)
+    assert _selection_modes({"on_select": "rerun"}) == ("points", "box", "lasso")
+    assert _selection_modes({"on_select": "rerun", "selection_mode": ("box", "lasso")}) == (
+        "box",
+        "lasso",
+    )
+
+
+def test_every_page_draws_without_an_exception(static_serving):
+    for path in ("views/summary.py", "views/affinity.py", "views/learn.py", "views/multiview.py"):
+        at = page(path)
+        assert element_figures(at), path
