@@ -131,6 +131,18 @@ export default function (component) {
       el.dataset.drawn = '1';
     });
     el.addEventListener('fullscreenchange', onFullscreen);
+    // `responsive` follows the window only; the main area also changes width when the sidebar
+    // opens or closes: follow the element's own width
+    if (!el.__observer) {
+      let last = el.clientWidth;
+      el.__observer = new ResizeObserver(() => {
+        // not while hidden (a closed expander, a page being left): Plotly refuses those
+        if (el.clientWidth === last || !el.clientWidth || !el._fullLayout) return;
+        last = el.clientWidth;
+        window.Plotly.Plots.resize(el).catch(() => {});
+      });
+      el.__observer.observe(el);
+    }
     if (select.length && !el.__listening) {
       el.__listening = true;
       el.on('plotly_selected', (ev) => { if (ev) el.__report(selection(ev)); });

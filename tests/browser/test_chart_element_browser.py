@@ -99,3 +99,29 @@ def test_clicking_a_sweep_marker_picks_its_setting(page, streamlit_server) -> No
     assert after != before and "·" in after, (before, after)
     assert_no_exception(page)
     assert not page.js_errors
+
+
+#: (width of the chart's drawing, width of its element) for the chart keyed ``key``.
+WIDTHS = """(key) => {
+  const gd = document.querySelector(`.st-key-${key} .clustlens-chart`);
+  const svg = gd && gd.querySelector('.main-svg');
+  return svg ? [svg.getBoundingClientRect().width, gd.getBoundingClientRect().width] : null;
+}"""
+
+
+def test_charts_follow_the_main_area_when_the_sidebar_closes(page, streamlit_server) -> None:
+    """Plotly's `responsive` follows the window only; closing the sidebar widens the main area."""
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Contingency")
+    drawn, box = page.evaluate(WIDTHS, "contingency_heatmap")
+    assert abs(drawn - box) < 2
+    page.get_by_test_id("stSidebar").hover()
+    page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+    page.wait_for_function(
+        """([key, before]) => {
+          const gd = document.querySelector(`.st-key-${key} .clustlens-chart`);
+          const svg = gd.querySelector('.main-svg'); const w = gd.getBoundingClientRect().width;
+          return w > before + 50 && Math.abs(svg.getBoundingClientRect().width - w) < 2; }""",
+        arg=["contingency_heatmap", box],
+    )
+    assert not page.js_errors
