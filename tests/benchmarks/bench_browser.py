@@ -61,6 +61,10 @@ for _path in (ROOT, ROOT / "tests"):  # our packages; tests/browser's helpers
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+# shared with the browser tests: when charts count as drawn, runs reported on the websocket
+from browser._charts import CHARTS_DRAWN_JS  # noqa: E402
+from browser._runs import count_runs  # noqa: E402
+
 VIEWPORT = {"width": 1400, "height": 900}
 CHROMIUM_ARGS = [
     "--headless",
@@ -167,27 +171,6 @@ _IDLE_JS = """(needRun) => {
   return document.querySelectorAll('[data-stale="true"]').length === 0;
 }"""
 
-_DRAWN_JS = """(scope) => {
-  const root = scope ? document.querySelector(scope) : document;
-  if (!root) return false;
-  if (root.querySelector('[data-testid="stSkeleton"]')) return false;  // lazy element loading
-  // elements in a collapsed expander or an inactive tab are not drawn until shown
-  const shown = (e) => e.getClientRects().length > 0 && !e.closest('details:not([open])');
-  // Streamlit's chart element draws twice: first hidden, before it knows its width (the
-  // figure's layout has none yet), then at that width. Only the second is the chart one sees.
-  for (const c of root.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    if (!shown(c)) continue;
-    const gd = c.querySelector('.js-plotly-plot');
-    if (!gd || !gd.querySelector('.main-svg') || !gd.layout || gd.layout.width === undefined
-        || getComputedStyle(gd).visibility === 'hidden') return false;
-  }
-  // clustlens's own chart element (dashboard/ui/chart_element.py) marks a finished draw
-  for (const c of root.querySelectorAll('.clustlens-chart'))
-    if (shown(c) && c.dataset.drawn !== '1') return false;
-  for (const d of root.querySelectorAll('[data-testid="stDataFrame"]'))
-    if (shown(d) && !d.querySelector('canvas')) return false;
-  return true;
-}"""
 
 _CURRENT_JS = """(title) => [...document.querySelectorAll('[data-testid="stSidebarNavLink"]')].some(
   (a) => a.getAttribute('aria-current') === 'page'
@@ -427,7 +410,7 @@ def wait_idle(page, what: str, timeout_s: float, need: str | None = None) -> Non
 
 
 def wait_drawn(page, what: str, timeout_s: float) -> None:
-    _wait(page, f"{what}: charts drawn", _DRAWN_JS, MAIN, timeout_s)
+    _wait(page, f"{what}: charts drawn", CHARTS_DRAWN_JS, MAIN, timeout_s)
 
 
 def problems_on(page, what: str) -> list[str]:
@@ -483,8 +466,6 @@ def fresh_page(browser, timeout_s: float) -> Iterator[object]:
     context.set_default_timeout(timeout_s * 1000)
     context.add_init_script(_INIT_JS)
     page = context.new_page()
-    from browser._runs import count_runs  # tests/browser/_runs.py, shared with the browser tests
-
     count_runs(page)
     page.armed_runs = 0
     page.js_errors = []

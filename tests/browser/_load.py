@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._charts import CHARTS_DRAWN_JS
 from .test_dashboard_browser import KNOWN_VIEWS as VIEWS
 
 MAIN = '[data-testid="stMain"]'
@@ -35,11 +36,6 @@ _IDLE_JS = """() => {
   if (w && /running/i.test(w.innerText || '')) return false;
   if (document.querySelector('[data-testid="stSkeleton"]')) return false;
   if (document.querySelectorAll('[data-stale="true"]').length) return false;
-  const shown = (e) => e.getClientRects().length > 0 && !e.closest('details:not([open])');
-  for (const c of document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]'))
-    if (shown(c) && !c.querySelector('.js-plotly-plot .main-svg')) return false;
-  for (const c of document.querySelectorAll('[data-testid="stMain"] .clustlens-chart'))
-    if (shown(c) && c.dataset.drawn !== '1') return false;
   return true;
 }"""
 
@@ -136,6 +132,7 @@ class MemorySampler:
 
 async def _idle(page, timeout_ms: float) -> None:
     await page.wait_for_function(_IDLE_JS, timeout=timeout_ms, polling=200)
+    await page.wait_for_function(CHARTS_DRAWN_JS, arg=MAIN, timeout=timeout_ms, polling=200)
 
 
 async def _upload(page, label: str, path: Path, timeout_ms: float) -> None:

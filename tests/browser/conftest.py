@@ -33,6 +33,7 @@ import pytest
 
 from dashboard.cli._serve import command, server_env
 
+from ._charts import CHARTS_DRAWN_JS
 from ._runs import count_runs
 
 try:
@@ -334,27 +335,10 @@ def expect_rerun(page, timeout_ms: int = RUN_TIMEOUT_MS) -> Iterator[None]:
     wait_for_app_idle(page, timeout_ms, after_run=True, runs_before=before)
 
 
-_DRAWN_JS = """(scope) => {
-  const root = scope ? document.querySelector(scope) : document;
-  if (!root) return false;
-  if (root.querySelector('[data-testid="stSkeleton"]')) return false;  // lazy element loading
-  // elements in a collapsed expander or an inactive tab are not drawn until shown
-  const shown = (e) => e.getClientRects().length > 0 && !e.closest('details:not([open])');
-  for (const c of root.querySelectorAll('[data-testid="stPlotlyChart"]'))
-    if (shown(c) && !c.querySelector('.js-plotly-plot .main-svg')) return false;
-  // our chart element (dashboard/ui/chart_element.py) marks a finished draw
-  for (const c of root.querySelectorAll('.clustlens-chart'))
-    if (shown(c) && c.dataset.drawn !== '1') return false;
-  for (const d of root.querySelectorAll('[data-testid="stDataFrame"]'))
-    if (shown(d) && !d.querySelector('canvas')) return false;
-  return true;
-}"""
-
-
 def wait_for_charts_drawn(page, scope: str | None = None, timeout_ms: int = DRAW_TIMEOUT_MS):
     """Wait until nothing (in ``scope``, a CSS selector) is still a loading skeleton, every
-    shown Plotly chart has drawn its SVG and every shown dataframe its canvas."""
-    page.wait_for_function(_DRAWN_JS, arg=scope, timeout=timeout_ms, polling=100)
+    shown chart is drawn and every shown dataframe has its canvas (``CHARTS_DRAWN_JS``)."""
+    page.wait_for_function(CHARTS_DRAWN_JS, arg=scope, timeout=timeout_ms, polling=100)
 
 
 def assert_no_exception(page) -> None:

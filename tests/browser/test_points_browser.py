@@ -67,18 +67,10 @@ def test_hw_demo_lasso_lists_points_and_draws_their_images(page, streamlit_serve
         button.click()
     page.locator(f"{MAIN}").get_by_text("2,000 handwritten digits").first.wait_for()
     wait_for_app_idle(page)
+    # drawn for good (not Streamlit's hidden first draw): a lasso over a plot replaced under the
+    # mouse selects nothing and reruns nothing
     wait_for_charts_drawn(page, MAIN)
     assert page.evaluate(COUNT_POINTS, "points_plot_affinity_prediction") == 2000
-    # Drawn for good before the lasso: our chart element marks its draw done; Streamlit's (the
-    # fallback) draws twice, first hidden before it knows its width — a lasso over that first
-    # plot lands on a plot replaced under the mouse (no selection, no rerun).
-    page.wait_for_function(
-        """() => { const gd = document.querySelector(
-          '.st-key-points_plot_affinity_prediction .js-plotly-plot');
-          return !!gd && (gd.dataset.drawn === '1' || (!!gd.layout && gd.layout.width !== undefined
-            && getComputedStyle(gd).visibility !== 'hidden')); }"""
-    )
-    page.wait_for_timeout(500)  # Streamlit's second draw, at that width, finishes
     plot = page.locator(".st-key-points_plot_affinity_prediction .js-plotly-plot .nsewdrag")
     box = plot.first.bounding_box()
     assert box is not None
