@@ -17,8 +17,11 @@ if str(ROOT) not in sys.path:  # `streamlit run dashboard/app.py` from a source 
 
 import streamlit as st  # noqa: E402
 
-from dashboard.ui import warmup  # noqa: E402
+from dashboard.ui import chart_element, warmup  # noqa: E402
 
+if __name__ == "__main__":  # (not in a worker that imports this script)
+    # first of all: the browser fetches plotly.js while this run waits for the warm-up below
+    chart_element.preload()
 # before our own imports: the launcher's thread may be importing them right now
 warmup.wait()
 

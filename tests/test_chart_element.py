@@ -65,15 +65,74 @@ def streamlit_figures(at: AppTest) -> dict[str, dict]:
 
 
 # ------------------------------------------------------------------ serving plotly.js
-def test_plotly_js_is_the_installed_plotly_s_own_copy(tmp_path):
-    """The figure JSON and the script that draws it come from the same plotly release."""
+def test_plotly_js_is_the_release_the_installed_plotly_writes_for(tmp_path):
+    """The figure JSON and the script that draws it belong to the same plotly.js release."""
     assert chart_element.copy_plotly_js(tmp_path)
     copied = tmp_path / chart_element.PLOTLY_JS
     assert filecmp.cmp(copied, chart_element._plotly_js_source(), shallow=False)
+    installed = chart_element._installed_plotly_js()
+    assert chart_element.plotly_js_release(copied) == chart_element.plotly_js_release(installed)
     before = copied.stat().st_mtime_ns
     assert chart_element.copy_plotly_js(tmp_path)  # an identical copy is left alone
     assert copied.stat().st_mtime_ns == before
     assert sorted(p.name for p in tmp_path.iterdir()) == [chart_element.PLOTLY_JS]
+
+
+@pytest.fixture()
+def fresh_source():
+    chart_element._plotly_js_source.cache_clear()
+    yield
+    chart_element._plotly_js_source.cache_clear()
+
+
+def test_our_bundle_is_served_only_for_its_own_release(tmp_path, monkeypatch, fresh_source):
+    """Our bundle when it is the installed plotly's plotly.js release; the installed full
+    plotly.js for any other release, or when ``CLUSTLENS_PLOTLY_JS=full`` asks for it."""
+    installed = chart_element._installed_plotly_js()
+    release = chart_element.plotly_js_release(installed)
+    assert release is not None
+    same = tmp_path / "same.min.js"
+    same.write_text(f"/** plotly.js v{release} (clustlens bundle: scatter,bar) | MIT */\n")
+    other = tmp_path / "other.min.js"
+    other.write_text("/** plotly.js v0.0.1 (clustlens bundle: scatter,bar) | MIT */\n")
+    for bundle, served in ((same, same), (other, installed), (tmp_path / "none.js", installed)):
+        monkeypatch.setattr(chart_element, "BUNDLE", bundle)
+        chart_element._plotly_js_source.cache_clear()
+        assert chart_element._plotly_js_source() == served, bundle.name
+    monkeypatch.setattr(chart_element, "BUNDLE", same)
+    monkeypatch.setenv(chart_element.ENV_PLOTLY_JS, "full")
+    chart_element._plotly_js_source.cache_clear()
+    assert chart_element._plotly_js_source() == installed
+
+
+def test_the_shipped_bundle_holds_every_trace_type_the_dashboard_draws():
+    """A trace type missing from the bundle would be drawn as nothing (plotly.js only warns):
+    every ``go.<Trace>`` the dashboard's code names is in it (and the bundle is the installed
+    plotly's release: otherwise the full plotly.js is served and this bundle is stale)."""
+    import ast
+
+    import plotly.graph_objects as go
+    from plotly.basedatatypes import BaseTraceType
+
+    def is_trace(name: str) -> bool:
+        kind = getattr(go, name, None)
+        return (
+            isinstance(kind, type) and issubclass(kind, BaseTraceType) and kind is not BaseTraceType
+        )
+
+    used = set()
+    for path in APP.parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if node.value.id == "go" and is_trace(node.attr):
+                    used.add(node.attr.lower())
+    assert {"bar", "heatmap", "scatter", "scattergl", "sankey", "image"} <= used  # the scan works
+    assert used <= chart_element.bundle_traces(), used - chart_element.bundle_traces()
+    installed = chart_element.plotly_js_release(chart_element._installed_plotly_js())
+    assert chart_element.plotly_js_release(chart_element.BUNDLE) == installed, (
+        "plotly was upgraded: rebuild dashboard/ui/plotly_bundle (its README) for plotly.js "
+        f"{installed}"
+    )
 
 
 def test_a_stale_copy_is_replaced(tmp_path):

@@ -134,6 +134,8 @@ def test_summary_page_says_what_went_wrong_and_why_on_the_demo():
     text = " ".join(m.value for m in at.markdown)
     assert "**merge** · 76 points · *already in C*" in text, text[:500]
     assert "**split** · 39 points · *already in C*" in text
+    at.session_state["diag_thresholds_open"] = True  # its widgets are built when it is open
+    at.run()
     at.number_input(key="diag_leak_share").set_value(0.5).run()
     text = " ".join(m.value for m in at.markdown)
     assert "**merge** · 76 points · *the clustering step*" in text
@@ -229,7 +231,12 @@ def test_every_page_reads_the_demo_the_same_way():
         assert f"**{VERDICT}**" in text, (page, text[:400])
     # a share of 0.6: no class has two pieces that large, no cluster two such classes
     at.switch_page("views/contingency.py").run()
+    assert not at.number_input  # the thresholds' box is closed: its widgets are not built
+    at.session_state["diag_thresholds_open"] = True
+    at.run()
     at.number_input(key="diag_min_share").set_value(0.6).run()
+    at.session_state["diag_thresholds_open"] = False  # closed again: the value stays
+    at.run()
     for page in pages:
         at.switch_page(page).run()
         text = " ".join(m.value for m in at.markdown)

@@ -210,6 +210,14 @@ def test_shipped_comparison_shows_at_once_and_recompute_can_be_stopped():
     ssf = dict(zip(table["method"], table["ACC"], strict=True))["SSF"]
     assert float(ssf.split(" ± ")[0]) > 0.97
     assert len(at.main.get("download_button")) == 2
+    # how each row was obtained: built when its box is opened
+    notes = next(e for e in at.expander if e.label.startswith("How each row was obtained"))
+    assert not notes.markdown
+    at.session_state["mv_notes"] = True
+    ok(at.run())
+    notes = next(e for e in at.expander if e.label.startswith("How each row was obtained"))
+    listed = unescape(notes.markdown[0].value)
+    assert listed.count("\n- ") >= 3 and "SSF" in listed
     # a recompute on the page's data, then Stop: the shipped table comes back
     ok(at.number_input(key="mv_runs").set_value(1).run())
     ok(at.button(key="mv_proto_run").click().run())

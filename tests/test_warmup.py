@@ -75,14 +75,15 @@ def test_a_failing_import_is_logged_not_raised(fresh, monkeypatch, caplog):
 
 def test_the_entry_script_waits_before_importing_our_modules():
     """No module is imported by two threads at once: app.py calls warmup.wait() before any of
-    its ``dashboard`` imports other than the warm-up module itself."""
+    its ``dashboard`` imports other than the warm-up module itself and the chart element (which
+    asks the browser for plotly.js first; it imports nothing the warm-up imports: below)."""
     tree = ast.parse(APP.read_text())
     order = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dashboard"):
             names = [a.name for a in node.names]
-            order.append("warmup" if node.module == "dashboard.ui" and names == ["warmup"] else
-                         f"import {node.module}")  # fmt: skip
+            early = node.module == "dashboard.ui" and set(names) <= {"warmup", "chart_element"}
+            order.append("warmup" if early else f"import {node.module}")
         elif (
             isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Call)
@@ -90,6 +91,23 @@ def test_the_entry_script_waits_before_importing_our_modules():
         ):
             order.append("wait")
     assert order[:2] == ["warmup", "wait"] and len(order) > 2
+
+
+def test_the_chart_element_imports_nothing_the_warm_up_imports():
+    code = (
+        "import sys, streamlit; before = set(sys.modules); import dashboard.ui.chart_element; "
+        "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in "
+        "('dashboard', 'numpy', 'pandas', 'scipy', 'plotly', 'pyarrow', 'metrics_core')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [
+        "['dashboard',",
+        "'dashboard.ui',",
+        "'dashboard.ui.chart_element']",
+    ]
+    from dashboard.ui.warmup import MODULES
+
+    assert "dashboard.ui.chart_element" not in MODULES
 
 
 def test_the_server_command_runs_the_launcher():
@@ -106,6 +124,16 @@ def test_the_server_watches_no_source_files():
     assert "--server.fileWatcherType=none" in command("127.0.0.1", 8501)
     config = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text())
     assert config["server"]["fileWatcherType"] == "none"
+
+
+def test_the_server_does_not_collect_the_whole_heap_after_each_run():
+    """Streamlit's post-run ``gc.collect(2)`` holds the GIL for 0.1-0.15 s while the run's last
+    messages wait to be sent; off in the command and in the config file."""
+    import tomllib
+
+    assert "--runner.postScriptGC=false" in command("127.0.0.1", 8501)
+    config = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
 
 
 def test_importing_the_launcher_imports_nothing_heavy():

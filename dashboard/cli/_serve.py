@@ -49,6 +49,7 @@ def command(address: str, port: int) -> list[str]:
         "--browser.gatherUsageStats=false",
         "--runner.magicEnabled=false",  # see .streamlit/config.toml
         "--server.fileWatcherType=none",  # see .streamlit/config.toml
+        "--runner.postScriptGC=false",  # see .streamlit/config.toml
         "--server.enableStaticServing=true",  # plotly.js for the chart element (ui/chart_element)
         f"--browser.serverAddress={address}",
     ]

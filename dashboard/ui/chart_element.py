@@ -8,8 +8,10 @@ plotly.js once, at the width of its container, and redraws on resize (``responsi
 that sends the same figure leaves the chart as it is. Selections (points, box, lasso) are
 reported to the script as ``st.plotly_chart(on_select="rerun")`` reports them.
 
-plotly.js comes from the installed ``plotly`` package (the same version that built the figure's
-JSON): :func:`prepare` copies its ``plotly.min.js`` into ``dashboard/static/``, which Streamlit
+plotly.js is the release the installed ``plotly`` package writes figures for: our bundle of it
+with only the trace types the dashboard draws (``plotly_bundle/``; 1.8 MB against 4.8 MB, which
+a browser runs in 0.2 s instead of 1 s here), or the package's own full ``plotly.min.js`` when
+the releases differ. :func:`prepare` copies it into ``dashboard/static/``, which Streamlit
 serves at ``app/static/`` when ``server.enableStaticServing`` is on (``clustlens dashboard`` and
 ``dashboard/.streamlit/config.toml`` turn it on). When that is not possible — static serving
 off (``streamlit run`` from another folder, AppTest), the folder not writable, or
@@ -24,6 +26,7 @@ import filecmp
 import functools
 import logging
 import os
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +38,10 @@ from streamlit.util import ReadOnlyAttributeDictionary
 #: Where Streamlit serves the dashboard's static files from (next to the entry script).
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 PLOTLY_JS = "plotly.min.js"
+#: plotly.js with only our trace types, built by ``plotly_bundle/build.mjs`` (its README).
+BUNDLE = Path(__file__).resolve().parent / "plotly_bundle" / "plotly-clustlens.min.js"
+#: ``CLUSTLENS_PLOTLY_JS=full`` serves the installed plotly's full plotly.js instead.
+ENV_PLOTLY_JS = "CLUSTLENS_PLOTLY_JS"
 #: ``CLUSTLENS_CHARTS=streamlit`` draws every chart with ``st.plotly_chart``.
 ENV_SWITCH = "CLUSTLENS_CHARTS"
 COMPONENT = "clustlens_chart"
@@ -45,13 +52,9 @@ _log = logging.getLogger(__name__)
 
 _HTML = '<div class="clustlens-chart"></div>'
 _CSS = ".clustlens-chart { width: 100%; } .clustlens-chart:fullscreen { overflow: auto; }"
-# Loads plotly.js once per page (a shared promise), then draws with Plotly.react: the first
-# call on an element is a full draw, later calls (a rerun with a new figure) update it.
-_JS = r"""
+# plotly.js, loaded once per page (a shared promise) by the chart element and the preloader
+_LOAD_JS = r"""
 const SRC = 'app/static/plotly.min.js';
-const EXPAND = {width: 16, height: 16,
-  path: 'M0 0h6v2H2v4H0zM10 0h6v6h-2V2h-4zM0 10h2v4h4v2H0zM14 10h2v6h-6v-2h4z'};
-const EMPTY = {points: [], point_indices: [], box: [], lasso: []};
 
 function plotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -65,6 +68,46 @@ function plotly() {
     });
   }
   return window.__clustlensPlotly;
+}
+"""
+# Draws with Plotly.react: the first call on an element is a full draw, later calls (a rerun with
+# a new figure) update it.
+_JS = (
+    _LOAD_JS
+    + r"""
+const EXPAND = {width: 16, height: 16,
+  path: 'M0 0h6v2H2v4H0zM10 0h6v6h-2V2h-4zM0 10h2v4h4v2H0zM14 10h2v6h-6v-2h4z'};
+const EMPTY = {points: [], point_indices: [], box: [], lasso: []};
+// Charts drawn on earlier visits, by key, most recent last: a page visited again gets back the
+// drawn chart of a figure that did not change instead of a new draw. Bounded: WebGL charts
+// hold a context each, and browsers keep only ~16 of those alive.
+const KEEP = 48, KEEP_WEBGL = 4;
+
+function kept() {
+  return window.__clustlensKept || (window.__clustlensKept = new Map());
+}
+
+function forget(e) {
+  if (e.__observer) e.__observer.disconnect();
+  if (window.Plotly) window.Plotly.purge(e);  // its window listeners would keep it alive
+}
+
+function keep(key, el) {
+  const map = kept();
+  const prev = map.get(key);
+  if (prev && prev !== el && !prev.isConnected) forget(prev);
+  map.delete(key);
+  map.set(key, el);
+  const idle = [...map.entries()].filter(([, e]) => !e.isConnected);  // oldest first
+  const webgl = (e) => e.querySelector('.gl-canvas') !== null;
+  let gl = idle.filter(([, e]) => webgl(e)).length;
+  for (const [k, e] of idle) {
+    const isGl = webgl(e);
+    if (map.size <= KEEP && !(isGl && gl > KEEP_WEBGL)) continue;
+    map.delete(k);
+    if (isGl) gl -= 1;
+    forget(e);
+  }
 }
 
 // A Plotly selection event as st.plotly_chart reports it (snake_case keys).
@@ -87,11 +130,24 @@ function selection(ev) {
 
 export default function (component) {
   const { parentElement, data, setStateValue } = component;
-  const el = parentElement.querySelector('.clustlens-chart');
+  let el = parentElement.querySelector('.clustlens-chart');
+  let reused = false;
+  if (el.__spec === undefined && data.key) {
+    // a new element: the chart this key showed when the page was left, if its figure is the
+    // same, not on the page and nothing is selected on it (the script's selection is empty)
+    const old = kept().get(data.key);
+    if (old && old.__spec === data.figure && !old.isConnected && !old.__selected) {
+      el.replaceWith(old);
+      el = old;
+      reused = true;
+      keep(data.key, el);
+    }
+  }
   el.__report = (sel) => {
     el.__selected = sel.points.length > 0;
     setStateValue('selection', sel);
   };
+  if (reused) return;
   // a rerun that sends the same figure leaves the chart (and a selection on it) as it is
   if (el.__spec === data.figure) return;
   const changed = el.__spec !== undefined;
@@ -105,13 +161,7 @@ export default function (component) {
     if (!layout.dragmode) layout.dragmode = select.includes('lasso') ? 'lasso'
       : select.includes('box') ? 'select' : 'pan';
   }
-  const height = layout.height;
-  const onFullscreen = () => {
-    const full = document.fullscreenElement === el;
-    el.style.background = full ? (layout.paper_bgcolor || 'white') : '';
-    window.Plotly.relayout(el, {height: full ? window.innerHeight : (height || null),
-                                width: full ? window.innerWidth : null});
-  };
+  el.__height = layout.height;
   const config = {
     displaylogo: false,
     responsive: true,
@@ -129,8 +179,20 @@ export default function (component) {
     el.dataset.drawn = '0';
     Plotly.react(el, fig.data || [], layout, config).then(() => {
       el.dataset.drawn = '1';
+      if (data.key) {
+        el.__key = data.key;
+        keep(data.key, el);
+      }
     });
-    el.addEventListener('fullscreenchange', onFullscreen);
+    if (!el.__fullscreen) {  // the element's own listener: it goes with the element
+      el.__fullscreen = true;
+      el.addEventListener('fullscreenchange', () => {
+        const full = document.fullscreenElement === el;
+        el.style.background = full ? ((el.layout || {}).paper_bgcolor || 'white') : '';
+        window.Plotly.relayout(el, {height: full ? window.innerHeight : (el.__height || null),
+                                    width: full ? window.innerWidth : null});
+      });
+    }
     // `responsive` follows the window only; the main area also changes width when the sidebar
     // opens or closes: follow the element's own width
     if (!el.__observer) {
@@ -156,10 +218,42 @@ export default function (component) {
   });
   return () => {
     alive = false;
-    el.removeEventListener('fullscreenchange', onFullscreen);
   };
 }
 """
+)
+
+
+# The session's first run starts fetching and compiling plotly.js (4.8 MB) at its top, so that
+# it is ready when the first chart arrives: a run that builds the first page takes long enough.
+_PRELOAD_JS = (
+    _LOAD_JS
+    + r"""
+export default function () {
+  plotly().catch(() => {});  // the chart element says so if it failed
+}
+"""
+)
+_PRELOAD_KEY = "clustlens_plotly_preload"
+_PRELOADED = "_clustlens_plotly_preloaded"  # session flag: asked for once
+_PRELOAD_CSS = f".st-key-{_PRELOAD_KEY} {{ display: none; }}"
+
+
+@functools.cache
+def _preloader() -> Any:
+    return st.components.v2.component(
+        f"{COMPONENT}_preload", html="<span></span>", css=_PRELOAD_CSS, js=_PRELOAD_JS,
+        isolate_styles=False,
+    )  # fmt: skip
+
+
+def preload() -> None:
+    """At the top of the session's first run: have the browser load plotly.js now (an element
+    nobody sees), not when the first chart arrives at the end of the run."""
+    if st.session_state.get(_PRELOADED) or not available():
+        return
+    st.session_state[_PRELOADED] = True
+    _preloader()(key=_PRELOAD_KEY, data={})
 
 
 @functools.cache
@@ -167,10 +261,45 @@ def _component() -> Any:
     return st.components.v2.component(COMPONENT, html=_HTML, css=_CSS, js=_JS, isolate_styles=False)
 
 
-def _plotly_js_source() -> Path:
+def _installed_plotly_js() -> Path:
     import plotly
 
     return Path(plotly.__file__).resolve().parent / "package_data" / PLOTLY_JS
+
+
+def plotly_js_release(path: Path) -> str | None:
+    """The plotly.js release a bundle says it is (its first line: ``plotly.js v4.1.1``)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(400).decode("utf-8", "replace")
+    except OSError:
+        return None
+    m = re.search(r"plotly\.js v(\d[\w.+-]*)", head)
+    return m.group(1) if m else None
+
+
+def bundle_traces(path: Path = BUNDLE) -> frozenset[str]:
+    """The trace types our bundle holds (its first line names them)."""
+    with open(path, "rb") as f:
+        head = f.read(400).decode("utf-8", "replace")
+    m = re.search(r"clustlens bundle: ([\w,]+)", head)
+    return frozenset(m.group(1).split(",")) if m else frozenset()
+
+
+@functools.cache
+def _plotly_js_source() -> Path:
+    """What the browser loads: our bundle (plotly.js with only the trace types the dashboard
+    draws, ~1.8 MB: ``plotly_bundle/``) when it is the release the installed plotly writes
+    figures for, else the installed plotly's full ``plotly.min.js`` (4.8 MB, about 0.8 s more
+    for a browser to run on a 2-core machine)."""
+    full = _installed_plotly_js()
+    want = plotly_js_release(full)
+    if os.environ.get(ENV_PLOTLY_JS, "").strip().lower() != "full" and BUNDLE.is_file():
+        if want is not None and plotly_js_release(BUNDLE) == want:
+            return BUNDLE
+        _log.info("the installed plotly writes figures for plotly.js %s, our bundle is %s: "
+                  "serving the full plotly.js", want, plotly_js_release(BUNDLE))  # fmt: skip
+    return full
 
 
 @functools.cache
@@ -220,7 +349,7 @@ def draw(fig: Any, key: str, select: Sequence[str] = ()) -> Any:
     import plotly.io as pio
 
     spec = pio.to_json(fig, validate=False)  # as st.plotly_chart encodes it
-    data = {"figure": spec, "select": list(select)}
+    data = {"figure": spec, "select": list(select), "key": key}
     if not select:
         _component()(key=key, data=data)
         return None

@@ -18,6 +18,9 @@ from dashboard.ui import widgets as ui
 from dashboard.ui.sessions import SID
 from metrics_core.diagnosis import CAUSE_WORDS, verdict
 
+#: Whether the thresholds' box is open (its widgets are built only then).
+K_THRESHOLDS_OPEN = "diag_thresholds_open"
+
 PAGE_OF = {
     "contingency": "views/contingency.py",
     "affinity": "views/affinity.py",
@@ -55,7 +58,15 @@ def show_focus(focus: Focus, lines: list[str], *, outlined: str) -> None:
 
 def thresholds_controls() -> None:
     """The diagnosis thresholds (session values: moving one here moves it on every page)."""
-    with st.expander("Thresholds of the diagnosis (the same on every page and in the report)"):
+    # built only when opened (a rerun); the values are session values, kept while it is closed
+    box = st.expander(
+        "Thresholds of the diagnosis (the same on every page and in the report)",
+        key=K_THRESHOLDS_OPEN,
+        on_change="rerun",
+    )
+    if not box.open:
+        return
+    with box:
         c = st.columns(3)
         c[0].number_input(
             "piece / part share", 0.01, 0.99, step=0.05, key=K_MIN_SHARE,

@@ -40,6 +40,7 @@ from metrics_core.validation._errors import ClustlensInputError  # noqa: E402
 
 K_AVERAGE = "learn_average_method"  # the normaliser widget's key
 K_TAB = "learn_tab"  # the open tab (only its content runs)
+K_STEP = "learn_step_"  # + an explanation's key: whether its step-by-step box is open
 DEFAULT_SCENARIO = "seed"
 
 #: The metrics shown as cards and exported; their names come from the catalogue.
@@ -173,11 +174,17 @@ def _steps(table: np.ndarray, values: dict, average: str) -> None:
             )
         else:
             label = f"{ex.name} = {_fmt(ex.value)}"
-        with st.expander(label, expanded=ex.key == "acc"):
-            for step in ex.steps:
-                if step.latex:
-                    st.latex(step.latex)
-            st.code(explain.as_text(ex), language=None, wrap_lines=True)
+        # Only an open step is built and drawn (opening one reruns the page): thirteen steps of
+        # formulas and text, most of them closed, were most of what a visit had to draw.
+        box = st.expander(
+            label, expanded=ex.key == "acc", key=f"{K_STEP}{ex.key}", on_change="rerun"
+        )
+        if box.open:
+            with box:
+                for step in ex.steps:
+                    if step.latex:
+                        st.latex(step.latex)
+                st.code(explain.as_text(ex), language=None, wrap_lines=True)
 
 
 def _table_exports(values: dict) -> None:

@@ -362,9 +362,15 @@ def _comparison_table(out: dict[str, Any]) -> None:
         "pair-counting F1"
     )
     st.dataframe(out["shown"], hide_index=True, key="mv_table")
-    with st.expander("How each row was obtained (settings, selection, references)"):
-        for note in out.get("notes", []):
-            st.markdown(f"- {ui.md_escape(note)}")
+    # built only when opened (a rerun): a dozen notes no visit needs drawn until asked for
+    notes = st.expander(
+        "How each row was obtained (settings, selection, references)",
+        key="mv_notes",
+        on_change="rerun",
+    )
+    if notes.open:
+        with notes:
+            st.markdown("\n".join(f"- {ui.md_escape(n)}" for n in out.get("notes", [])))
     d1, d2, _ = st.columns([1, 1, 3])
     d1.download_button(
         "Download table (CSV)", out["csv"], "clustlens_multiview.csv", "text/csv", key="mv_csv"

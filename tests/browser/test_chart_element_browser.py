@@ -125,3 +125,81 @@ def test_charts_follow_the_main_area_when_the_sidebar_closes(page, streamlit_ser
         arg=["contingency_heatmap", box],
     )
     assert not page.js_errors
+
+
+def test_a_page_visited_again_gets_its_drawn_charts_back(page, streamlit_server) -> None:
+    """Leaving Affinity and coming back: the same figures, so the charts drawn on the first
+    visit come back as they were: no draw, at their element's width."""
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Affinity")
+    keys = ["affinity_plot", "conn_bars", "sre_class", "sre_points", "leakage_matrix"]
+    page.evaluate(
+        "(keys) => keys.forEach((k) => { document.querySelector(`.st-key-${k} .clustlens-chart`)"
+        ".__firstVisit = true; })",
+        keys,
+    )
+    open_view(page, "Contingency")
+    page.evaluate(COUNT_DRAWS)
+    open_view(page, "Affinity")
+    page.wait_for_timeout(1000)  # a draw would have come by now
+    assert_no_exception(page)
+    back = page.evaluate(
+        "(keys) => keys.map((k) => { const gd = document.querySelector("
+        "`.st-key-${k} .clustlens-chart`); return gd && gd.__firstVisit === true"
+        " && gd.dataset.drawn === '1'; })",
+        keys,
+    )
+    assert all(back), dict(zip(keys, back, strict=True))
+    draws = page.evaluate("() => window.__draws")
+    assert not any(draws.get(k) for k in keys), draws
+    for key in keys:
+        drawn, box = page.evaluate(WIDTHS, key)
+        assert abs(drawn - box) < 2, (key, drawn, box)
+    assert not page.js_errors
+
+
+#: One small figure of each trace type the dashboard draws, drawn with the served plotly.js.
+EVERY_TRACE_TYPE = """() => {
+  const figs = {
+    bar: [{type: 'bar', x: [1, 2], y: [3, 4]}],
+    heatmap: [{type: 'heatmap', z: [[1, 2], [3, 4]]}],
+    image: [{type: 'image', z: [[[255, 0, 0], [0, 255, 0]]]}],
+    sankey: [{type: 'sankey', node: {label: ['a', 'b']},
+              link: {source: [0], target: [1], value: [1]}}],
+    scatter: [{type: 'scatter', x: [1, 2], y: [1, 2]}],
+    scattergl: [{type: 'scattergl', x: [1, 2], y: [1, 2], mode: 'markers'}],
+  };
+  const drawn = {};
+  return Promise.all(Object.entries(figs).map(([kind, data]) => {
+    const gd = document.createElement('div');
+    gd.style.width = '300px';
+    document.body.appendChild(gd);
+    return window.Plotly.newPlot(gd, data, {}).then(() => {
+      drawn[kind] = [gd._fullData.map((t) => t.type).join(),
+                     gd.querySelectorAll('.trace, .sankey, .gl-canvas, image').length];
+      window.Plotly.purge(gd);
+      gd.remove();
+    });
+  })).then(() => drawn);
+}"""
+
+
+def test_the_served_plotly_js_draws_every_trace_type_we_use(page, streamlit_server) -> None:
+    """The served plotly.js (our bundle: only the trace types the dashboard draws) draws each."""
+    from dashboard.ui import chart_element
+
+    open_first_view(page, streamlit_server.url)
+    wait_for_charts_drawn(page, MAIN)
+    warnings = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type in ("warning", "error") else 0)
+    head = page.evaluate(
+        "() => fetch('app/static/plotly.min.js').then((r) => r.text()).then((t) => t.slice(0, 200))"
+    )
+    if chart_element._plotly_js_source() == chart_element.BUNDLE:
+        assert "clustlens bundle" in head, head
+    drawn = page.evaluate(EVERY_TRACE_TYPE)
+    assert {k: v[0] for k, v in drawn.items()} == {k: k for k in drawn}, drawn
+    assert all(n >= 1 for _, n in drawn.values()), drawn
+    assert len(drawn) == 6
+    assert not [w for w in warnings if "trace type" in w.lower()], warnings
+    assert not page.js_errors
