@@ -266,3 +266,36 @@ def test_the_worker_is_warmed_once_per_process_not_on_every_rerun(monkeypatch):
 class _NoThread:
     def start(self) -> None:
         pass
+
+
+def test_the_warm_up_makes_way_for_page_runs():
+    """The warm-up's steps wait while a page is being built (a thread named as Streamlit's
+    script thread is alive), and go ahead once none is, or after their timeout."""
+    import threading
+
+    import dashboard.inputs._build as build
+
+    assert not build.script_running() and build.wait_quiet(timeout_s=0.1)
+    release = threading.Event()
+    run = threading.Thread(target=release.wait, name=build.SCRIPT_THREAD, daemon=True)
+    run.start()
+    try:
+        assert build.script_running()
+        assert build.wait_quiet(timeout_s=0.1) is False  # still building: timed out
+        threading.Timer(0.1, release.set).start()
+        assert build.wait_quiet(timeout_s=5.0) is True  # the run ended: go ahead
+    finally:
+        release.set()
+        run.join()
+    assert list(build.SKLEARN_STEPS)[-1] == "sklearn.cluster"
+
+
+def test_streamlit_still_names_its_script_thread_so():
+    """Should a Streamlit release rename it, the warm-up would stop making way, silently."""
+    import inspect
+
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    import dashboard.inputs._build as build
+
+    assert f'"{build.SCRIPT_THREAD}"' in inspect.getsource(ScriptRunner)

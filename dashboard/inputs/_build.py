@@ -352,10 +352,56 @@ _warm_up_started = False
 _WARM_UP_LOCK = threading.Lock()
 
 
+#: What the warm-up imports for k-means (every spectral clustering: Sweep's runs, the multi-view
+#: baselines), in steps of at most ~0.3 s here (scipy.stats's package is the largest), so that it
+#: can make way for page runs between them. scikit-learn's import took 2-5 s of a busy server's
+#: first "Run sweep" when it was left to that click.
+SKLEARN_STEPS: tuple[str, ...] = (
+    "scipy.special",
+    "scipy.optimize",
+    "scipy.integrate",
+    "scipy.interpolate",
+    "scipy.spatial",
+    "scipy.stats",
+    "sklearn.utils",
+    "sklearn.base",
+    "sklearn.metrics",
+    "sklearn.neighbors",
+    "sklearn.cluster",
+)
+#: The name of the thread Streamlit runs a script in (one per run).
+SCRIPT_THREAD = "ScriptRunner.scriptThread"
+#: Longest the warm-up makes way for page runs before a step (then it goes ahead anyway).
+QUIET_WAIT_S = 30.0
+
+
+def script_running() -> bool:
+    """Whether a page is being built (a Streamlit script run of any session is in progress)."""
+    return any(
+        t.name == "ScriptRunner.scriptThread" and t.is_alive() for t in threading.enumerate()
+    )
+
+
+def wait_quiet(timeout_s: float = QUIET_WAIT_S, poll_s: float = 0.02) -> bool:
+    """Wait until no page is being built; False if ``timeout_s`` passed first."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while script_running():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll_s)
+    return True
+
+
 def warm_up_worker() -> bool:
     """Start the upload worker's fork server in the background, once per process, so the
     first upload does not wait for it (and the first page does not either); then import
     scikit-learn's k-means for the first sweep or comparison.
+
+    It works only between page runs (:func:`wait_quiet` before each step): an import holds the
+    interpreter while it runs, and a page opened meanwhile was built at half speed (the
+    Multi-view page's first visit took 1.3 s instead of 0.8 s when the import fell on it).
 
     Returns whether this call started it (the app calls it after every script run: once the
     server runs, each later call is free; it used to spawn a parse child on every rerun)."""
@@ -366,21 +412,23 @@ def warm_up_worker() -> bool:
         _warm_up_started = True
 
     def _go() -> None:
+        import importlib
         import time
 
         time.sleep(3.0)  # let the first page render before competing for the CPU
         try:
             from metrics_core.io.worker import warm_up
 
+            wait_quiet()
             warm_up()
         except Exception:  # the first real upload will report any problem
             pass
-        try:
-            # k-means for every spectral clustering (Sweep's runs, the multi-view baselines):
-            # scikit-learn's import took 2-5 s of a busy server's first "Run sweep"
-            import sklearn.cluster  # noqa: F401
-        except Exception:  # the first run imports it again and reports what is wrong
-            pass
+        for name in SKLEARN_STEPS:
+            wait_quiet()
+            try:
+                importlib.import_module(name)
+            except Exception:  # the first run imports it again and reports what is wrong
+                return
 
     threading.Thread(target=_go, name="clustlens-warm-up", daemon=True).start()
     return True

@@ -5,14 +5,18 @@ first before it has measured the width it has (hidden), then at that width — t
 draws per chart on every visit, most of a page's time in the browser (README, "Measured"). This
 element is a Streamlit custom component (v2: no iframe) whose script hands the figure to
 plotly.js once, at the width of its container, and redraws on resize (``responsive``); a rerun
-that sends the same figure leaves the chart as it is. Selections (points, box, lasso) are
+that sends the same figure leaves the chart as it is, and a page visited again gets back the
+charts it drew (same key, same figure, nothing selected on it) without drawing them again (the
+last 48 kept in the browser, 4 of them WebGL at most). Selections (points, box, lasso) are
 reported to the script as ``st.plotly_chart(on_select="rerun")`` reports them.
 
 plotly.js is the release the installed ``plotly`` package writes figures for: our bundle of it
 with only the trace types the dashboard draws (``plotly_bundle/``; 1.8 MB against 4.8 MB, which
 a browser runs in 0.2 s instead of 1 s here), or the package's own full ``plotly.min.js`` when
-the releases differ. :func:`prepare` copies it into ``dashboard/static/``, which Streamlit
-serves at ``app/static/`` when ``server.enableStaticServing`` is on (``clustlens dashboard`` and
+the releases differ; :func:`preload`, at the top of the session's first run, has the browser
+fetch and run it while the server builds the first page. :func:`prepare` copies it into
+``dashboard/static/``, which Streamlit serves at ``app/static/`` when
+``server.enableStaticServing`` is on (``clustlens dashboard`` and
 ``dashboard/.streamlit/config.toml`` turn it on). When that is not possible — static serving
 off (``streamlit run`` from another folder, AppTest), the folder not writable, or
 ``CLUSTLENS_CHARTS=streamlit`` in the environment — :func:`available` is False and ``ui.chart``
