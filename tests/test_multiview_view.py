@@ -222,6 +222,9 @@ def test_shipped_comparison_shows_at_once_and_recompute_can_be_stopped():
     ok(at.number_input(key="mv_runs").set_value(1).run())
     ok(at.button(key="mv_proto_run").click().run())
     assert at.session_state["clustlens"].multiview.result is not None
-    ok(at.button(key="mv_proto_stop").click().run())
+    # done: Stop has become the way back (in the same run that finished it)
+    assert not [b for b in at.button if b.key == "mv_proto_stop"]
+    assert at.button(key="mv_proto_back").label == "Back to the precomputed table"
+    ok(at.button(key="mv_proto_back").click().run())
     assert at.session_state["clustlens"].multiview.protocol is None
     assert "precomputed" in " ".join(unescape(i.value) for i in at.info)

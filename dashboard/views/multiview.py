@@ -321,11 +321,21 @@ def _protocol_section(
             icon=":material/inventory_2:",
         )
     else:
-        st.button("Stop", key="mv_proto_stop", on_click=_stop_protocol,
-                  help="stops the comparison; the precomputed table comes back")  # fmt: skip
         key = repr((data.key, sorted(params.items()), sorted(cfg.items())))
         kept = s.multiview.result
-        if kept is not None and kept[0] == key:
+        finished = kept is not None and kept[0] == key
+        # Stop while the comparison is computed; once it is shown, a way back to the shipped one
+        stop_slot = st.empty()
+        if finished:
+            _back_button(stop_slot)
+        else:
+            stop_slot.button(
+                "Stop",
+                key="mv_proto_stop",
+                on_click=_stop_protocol,
+                help="stops the comparison; the precomputed table comes back",
+            )
+        if finished:
             out = kept[1]
         else:
             slot = st.container()
@@ -348,11 +358,17 @@ def _protocol_section(
                         )
                     s.multiview.result = (key, done)
                     status.empty()
+                    _back_button(stop_slot)
                     _comparison_table(done)
 
             return run_later
     _comparison_table(out)
     return None
+
+
+def _back_button(slot: Any) -> None:
+    slot.button("Back to the precomputed table", key="mv_proto_back", on_click=_stop_protocol,
+                help="the recomputed table goes; the precomputed one comes back")  # fmt: skip
 
 
 def _comparison_table(out: dict[str, Any]) -> None:

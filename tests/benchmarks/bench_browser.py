@@ -620,8 +620,9 @@ def peer_action(page, timeout_s: float) -> float:
 
 def run_comparison(page, timeout_s: float) -> float:
     """Multi-view's "Run comparison" with its defaults: click -> table drawn, run finished."""
-    # the Stop button shows while (and after) the comparison is computed for this session
-    stop = page.locator(".st-key-mv_proto_stop button").first
+    # Stop shows while the comparison is computed for this session, "Back to the precomputed
+    # table" once it is shown
+    stop = page.locator(".st-key-mv_proto_stop button, .st-key-mv_proto_back button").first
     t0 = _timed_click(page, "mv_proto_run", "Run comparison", stop, "its Stop", timeout_s)
     _wait(page, "Run comparison: the table drawn", _MV_TABLE_JS, None, timeout_s)
     return time.perf_counter() - t0
