@@ -92,6 +92,18 @@ def test_hw_demo_lasso_lists_points_and_draws_their_images(page, streamlit_serve
     assert "images, in the table's order" in main.inner_text()
     assert_no_exception(page)
     save_full_page(page, "points_hw_lasso")
+    # left and visited again: the page has no selection any more, and neither has the chart (a
+    # chart with a selection on it is drawn anew, not given back as it was left)
+    open_view(page, "Summary")
+    open_view(page, "Points")
+    wait_for_charts_drawn(page, MAIN)
+    assert "images, in the table's order" not in main.inner_text()
+    selected = page.evaluate(
+        "() => document.querySelector('.st-key-points_plot_affinity_prediction .js-plotly-plot')"
+        "._fullData.some((t) => Array.isArray(t.selectedpoints) && t.selectedpoints.length)"
+    )
+    assert selected is False
+    assert page.evaluate(COUNT_POINTS, "points_plot_affinity_prediction") == 2000
     assert not page.js_errors, page.js_errors
 
 
