@@ -377,9 +377,7 @@ QUIET_WAIT_S = 30.0
 
 def script_running() -> bool:
     """Whether a page is being built (a Streamlit script run of any session is in progress)."""
-    return any(
-        t.name == "ScriptRunner.scriptThread" and t.is_alive() for t in threading.enumerate()
-    )
+    return any(t.name == SCRIPT_THREAD and t.is_alive() for t in threading.enumerate())
 
 
 def wait_quiet(timeout_s: float = QUIET_WAIT_S, poll_s: float = 0.02) -> bool:

@@ -183,10 +183,7 @@ export default function (component) {
     el.dataset.drawn = '0';
     Plotly.react(el, fig.data || [], layout, config).then(() => {
       el.dataset.drawn = '1';
-      if (data.key) {
-        el.__key = data.key;
-        keep(data.key, el);
-      }
+      if (data.key) keep(data.key, el);
     });
     if (!el.__fullscreen) {  // the element's own listener: it goes with the element
       el.__fullscreen = true;
@@ -228,8 +225,8 @@ export default function (component) {
 )
 
 
-# The session's first run starts fetching and compiling plotly.js (4.8 MB) at its top, so that
-# it is ready when the first chart arrives: a run that builds the first page takes long enough.
+# The session's first run starts fetching and running plotly.js at its top, so that it is ready
+# when the first chart arrives: the run that builds the first page takes long enough.
 _PRELOAD_JS = (
     _LOAD_JS
     + r"""
@@ -271,22 +268,24 @@ def _installed_plotly_js() -> Path:
     return Path(plotly.__file__).resolve().parent / "package_data" / PLOTLY_JS
 
 
-def plotly_js_release(path: Path) -> str | None:
-    """The plotly.js release a bundle says it is (its first line: ``plotly.js v4.1.1``)."""
+def _banner(path: Path) -> str:
+    """A plotly.js bundle's first characters (its banner comment), or "" if unreadable."""
     try:
         with open(path, "rb") as f:
-            head = f.read(400).decode("utf-8", "replace")
+            return f.read(400).decode("utf-8", "replace")
     except OSError:
-        return None
-    m = re.search(r"plotly\.js v(\d[\w.+-]*)", head)
+        return ""
+
+
+def plotly_js_release(path: Path) -> str | None:
+    """The plotly.js release a bundle says it is (its first line: ``plotly.js v4.1.1``)."""
+    m = re.search(r"plotly\.js v(\d[\w.+-]*)", _banner(path))
     return m.group(1) if m else None
 
 
 def bundle_traces(path: Path = BUNDLE) -> frozenset[str]:
     """The trace types our bundle holds (its first line names them)."""
-    with open(path, "rb") as f:
-        head = f.read(400).decode("utf-8", "replace")
-    m = re.search(r"clustlens bundle: ([\w,]+)", head)
+    m = re.search(r"clustlens bundle: ([\w,]+)", _banner(path))
     return frozenset(m.group(1).split(",")) if m else frozenset()
 
 
@@ -308,14 +307,15 @@ def _plotly_js_source() -> Path:
 
 @functools.cache
 def prepare() -> bool:
-    """Copy the installed plotly's ``plotly.min.js`` into :data:`STATIC_DIR`, once per process
-    (see :func:`copy_plotly_js`). The launcher calls it before the server starts: Streamlit
-    warns when the static folder is missing."""
+    """Copy the plotly.js to serve (our bundle or the installed plotly's, see
+    :func:`_plotly_js_source`) into :data:`STATIC_DIR`, once per process (:func:`copy_plotly_js`).
+    The launcher calls it before the server starts: Streamlit warns when the static folder is
+    missing."""
     return copy_plotly_js(STATIC_DIR)
 
 
 def copy_plotly_js(static_dir: Path) -> bool:
-    """Copy the installed plotly's ``plotly.min.js`` into ``static_dir`` unless an identical
+    """Copy the plotly.js to serve into ``static_dir`` as ``plotly.min.js`` unless an identical
     copy is there; False (logged) if that is not possible."""
     try:
         src = _plotly_js_source()
