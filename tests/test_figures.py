@@ -447,6 +447,52 @@ def test_template_keeps_the_defaults_of_every_trace_type_we_draw():
         assert kept[kind] == pio.templates["plotly_white"].to_plotly_json()["data"][kind]
 
 
+@pytest.mark.parametrize("rows", [1, 2, 3])
+@pytest.mark.parametrize("cols", [1, 2, 3, 4])
+@pytest.mark.parametrize("n_titles", [0, 1, -1])
+def test_subplot_grid_lays_out_cells_as_make_subplots(rows, cols, n_titles):
+    """Our grid (built in one go, no per-cell plotly calls) is make_subplots' to the last bit:
+    domains, anchors, the titles' annotations; cells named row by row from the top left."""
+    from plotly.subplots import make_subplots
+
+    from dashboard.figures._style import subplot_grid
+
+    titles = [f"panel {i}" for i in range(rows * cols if n_titles < 0 else n_titles)]
+    for h, v in [(0.04, 0.09), (0.07, 0.14), (0.2, 0.3 / rows)]:
+        ref = make_subplots(rows=rows, cols=cols, subplot_titles=titles or None,
+                            horizontal_spacing=h, vertical_spacing=v)  # fmt: skip
+        layout, cells = subplot_grid(rows, cols, titles, horizontal_spacing=h, vertical_spacing=v)
+        ours = go.Figure(layout=layout).to_plotly_json()["layout"]
+        want = ref.to_plotly_json()["layout"]
+        assert ours == want
+        for k, (x_name, y_name) in enumerate(cells):
+            sub = ref.get_subplot(k // cols + 1, k % cols + 1)
+            assert (x_name, y_name) == (sub.xaxis.plotly_name, sub.yaxis.plotly_name)
+
+
+def test_every_figure_starts_with_our_template_unvalidated_once():
+    """Plotly's default template is ours once the figures are imported (a new figure takes it
+    as validated); style() still sets it on a figure if the default was changed since, and
+    every axis of a many-panel figure grows its margins through the template."""
+    import plotly.io as pio
+
+    from dashboard.figures._style import TEMPLATE, TEMPLATE_NAME, style
+    from dashboard.figures.sweep import metrics_vs_param
+
+    assert pio.templates.default == TEMPLATE_NAME
+    assert go.Figure().layout.template == TEMPLATE
+    assert TEMPLATE.layout.xaxis.automargin and TEMPLATE.layout.yaxis.automargin
+    rows = [{"lam": x, "acc": x / 10, "nmi": 1 - x / 10, "sre": 0.1} for x in (1, 2, 3)]
+    fig = metrics_vs_param.__wrapped_builder__(rows, "lam", ["acc", "nmi", "sre", "acc"])
+    assert fig.layout.template == TEMPLATE and fig.layout.xaxis4.anchor == "y4"
+    old = pio.templates.default
+    try:
+        pio.templates.default = "plotly"
+        assert style(go.Figure(), "t").layout.template == TEMPLATE
+    finally:
+        pio.templates.default = old
+
+
 def test_every_public_figure_builder_is_kept_by_content():
     import inspect
     import pkgutil

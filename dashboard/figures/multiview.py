@@ -13,10 +13,17 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dashboard.figures._memo import memoised
-from dashboard.figures._style import QUALITATIVE, grid_lines, plain_all, style, unique_names
+from dashboard.figures._style import (
+    QUALITATIVE,
+    axis_ref,
+    grid_lines,
+    plain_all,
+    style,
+    subplot_grid,
+    unique_names,
+)
 from dashboard.figures.affinity import AFFINITY_SCALE, TICK_LIMIT, colour_limits
 
 BOUNDARY = {"color": "#d62728", "width": 1}
@@ -50,17 +57,19 @@ def affinity_panels(
     n_panels = len(panels)
     ncols = max(1, min(max_cols, n_panels))
     nrows = max(1, math.ceil(n_panels / ncols))
-    fig = make_subplots(
-        rows=nrows,
-        cols=ncols,
-        subplot_titles=plain_all(titles),
+    layout, cells = subplot_grid(
+        nrows,
+        ncols,
+        plain_all(titles),
         horizontal_spacing=0.04,
         vertical_spacing=0.09 if nrows > 1 else 0.05,
     )
     lims = shared_limits(panels, log) if panels else (0.0, 1.0)
     bar_title = f"log10 {colour_title}" if log else colour_title
+    traces: list[Any] = []
     for k, p in enumerate(panels):
-        r, c = divmod(k, ncols)
+        x_name, y_name = cells[k]
+        on = {"xaxis": axis_ref(x_name), "yaxis": axis_ref(y_name)}
         values = np.asarray(p["values"], dtype=np.float64)
         with np.errstate(divide="ignore"):
             z = np.where(values > 0, np.log10(values), np.nan) if log else values
@@ -71,61 +80,42 @@ def affinity_panels(
             + ("log10 value %{z:.2f}" if log else "value %{z:.3g}")
             + "<extra>%{fullData.name}</extra>",
             "name": plain_all([titles[k]])[0],
+            **on,
         }
         if shared:
             trace["coloraxis"] = "coloraxis"
         else:
             trace.update(colorscale=AFFINITY_SCALE, zmin=own[0], zmax=own[1], showscale=False)
-        fig.add_trace(go.Heatmap(**trace), row=r + 1, col=c + 1)
+        traces.append(go.Heatmap(**trace))
         n_bins = values.shape[0]
         edges = np.asarray(p["edges"], dtype=np.int64)
         b_axis = np.searchsorted(edges, np.asarray(p["bounds"], dtype=np.int64))
-        axis = "" if k == 0 else str(k + 1)
-        fig.add_trace(
-            grid_lines((b_axis[1:-1] - 0.5).tolist(), -0.5, n_bins - 0.5, BOUNDARY, BOUNDARY_NAME),
-            row=r + 1,
-            col=c + 1,
+        lines = grid_lines(
+            (b_axis[1:-1] - 0.5).tolist(), -0.5, n_bins - 0.5, BOUNDARY, BOUNDARY_NAME
         )
+        traces.append(lines.update(**on))
         names = unique_names(plain_all(p["group_names"]))
         centres = ((b_axis[:-1] + b_axis[1:]) / 2 - 0.5).tolist()
         ticks: dict[str, Any] = {"showticklabels": False, "ticks": ""}
         if len(names) <= TICK_LIMIT:
             ticks = {"tickmode": "array", "tickvals": centres, "ticktext": names}
-        fig.update_xaxes(
-            range=[-0.5, n_bins - 0.5],
-            showgrid=False,
-            zeroline=False,
-            constrain="domain",
-            tickfont={"size": 10},
-            row=r + 1,
-            col=c + 1,
-            **ticks,
-        )
-        fig.update_yaxes(
-            range=[n_bins - 0.5, -0.5],
-            showgrid=False,
-            zeroline=False,
-            scaleanchor=f"x{axis}",
-            constrain="domain",
-            tickfont={"size": 10},
-            row=r + 1,
-            col=c + 1,
-            **ticks,
-        )
-    fig.update_layout(plot_bgcolor="white")
+        common = {"showgrid": False, "zeroline": False, "constrain": "domain",
+                  "tickfont": {"size": 10}, **ticks}  # fmt: skip
+        layout[x_name].update(range=[-0.5, n_bins - 0.5], **common)
+        layout[y_name].update(range=[n_bins - 0.5, -0.5], scaleanchor=on["xaxis"], **common)
+    layout["plot_bgcolor"] = "white"
     if shared:
         bar: dict[str, Any] = {"title": {"text": bar_title}, "thickness": 14}
         if log:
             tv = np.arange(np.ceil(lims[0]), np.floor(lims[1]) + 1)
             bar.update(tickvals=tv.tolist(), ticktext=[f"1e{int(t)}" for t in tv])
-        fig.update_layout(
-            coloraxis={
-                "colorscale": AFFINITY_SCALE,
-                "cmin": lims[0],
-                "cmax": lims[1],
-                "colorbar": bar,
-            }
-        )
+        layout["coloraxis"] = {
+            "colorscale": AFFINITY_SCALE,
+            "cmin": lims[0],
+            "cmax": lims[1],
+            "colorbar": bar,
+        }
+    fig = go.Figure(data=traces, layout=layout)
     pooled = any(bool(p.get("pooled")) for p in panels)
     n = int(panels[0]["n"]) if panels else 0
     note = (

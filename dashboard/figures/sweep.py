@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dashboard.figures._memo import memoised
-from dashboard.figures._style import NEUTRAL, QUALITATIVE, plain, style
+from dashboard.figures._style import NEUTRAL, QUALITATIVE, axis_ref, plain, style, subplot_grid
 
 METRIC_SCALE = "Viridis"
 BEST_COLOUR = "#d62728"
@@ -227,23 +226,27 @@ def metrics_vs_param(
     metrics = list(metrics)
     ncols = min(3, max(1, len(metrics)))
     nrows = max(1, math.ceil(len(metrics) / ncols))
-    fig = make_subplots(
-        rows=nrows,
-        cols=ncols,
-        subplot_titles=[plain(labels.get(m, m)) for m in metrics],
+    layout, cells = subplot_grid(
+        nrows,
+        ncols,
+        [plain(labels.get(m, m)) for m in metrics],
         horizontal_spacing=0.07,
         vertical_spacing=0.14 if nrows > 1 else 0.1,
     )
     xs_all = [rows[i].get(param) for i in range(len(rows))]
     numeric = is_numeric(xs_all)
     groups = _line_groups(rows, [param, *others])
+    traces: list[go.Scatter] = []
+    x_type = "log" if (log_x and numeric) else ("linear" if numeric else "category")
+    x_title = plain(param) + (" (log scale)" if log_x and numeric else "")
     for k, m in enumerate(metrics):
-        r, c = divmod(k, ncols)
+        x_name, y_name = cells[k]
+        on = {"xaxis": axis_ref(x_name), "yaxis": axis_ref(y_name)}
         for g, members in enumerate(groups):
             ys = [_num(rows[i].get(m)) for i in members]
             xs = [rows[i].get(param) if numeric else plain(rows[i].get(param)) for i in members]
             rest = ", ".join(f"{p}={_fmt(rows[members[0]].get(p))}" for p in others)
-            fig.add_trace(
+            traces.append(
                 go.Scatter(
                     x=xs,
                     y=ys,
@@ -255,13 +258,12 @@ def metrics_vs_param(
                     showlegend=bool(others) and k == 0,
                     hovertemplate=f"{plain(param)}=%{{x}}<br>{plain(labels.get(m, m))}"
                     "=%{y:.4g}<extra></extra>",
-                ),
-                row=r + 1,
-                col=c + 1,
+                    **on,
+                )
             )
         if best is not None and 0 <= best < len(rows):
             bx = rows[best].get(param)
-            fig.add_trace(
+            traces.append(
                 go.Scatter(
                     x=[bx if numeric else plain(bx)],
                     y=[_num(rows[best].get(m))],
@@ -274,22 +276,17 @@ def metrics_vs_param(
                     },
                     showlegend=False,
                     hoverinfo="skip",
-                ),
-                row=r + 1,
-                col=c + 1,
+                    **on,
+                )
             )
         last_row = k + ncols >= len(metrics)  # x titles only under the lowest panels
-        fig.update_xaxes(
-            type="log" if (log_x and numeric) else ("linear" if numeric else "category"),
-            title=(plain(param) + (" (log scale)" if log_x and numeric else ""))
-            if last_row
-            else None,
-            row=r + 1,
-            col=c + 1,
-        )
-    fig.update_layout(legend={"orientation": "h", "y": -0.12, "x": 0}, plot_bgcolor="white")
-    fig.update_xaxes(showgrid=True, gridcolor="#eee")
-    fig.update_yaxes(showgrid=True, gridcolor="#eee")
+        layout[x_name].update(type=x_type, title=x_title if last_row else None)
+    grid = {"showgrid": True, "gridcolor": "#eee"}
+    for x_name, y_name in cells:
+        layout[x_name].update(grid)
+        layout[y_name].update(grid)
+    layout.update(legend={"orientation": "h", "y": -0.12, "x": 0}, plot_bgcolor="white")
+    fig = go.Figure(data=traces, layout=layout)
     return _fit_margins(
         style(
             fig,
@@ -342,10 +339,8 @@ def param_heatmap(
 
 
 def _fit_margins(fig: go.Figure) -> go.Figure:
-    """Let Plotly grow the margins to fit tick labels and axis titles (the shared style keeps
-    them tight), with a floor that holds them in static exports too."""
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
+    """Margins with a floor that holds tick labels and axis titles in static exports too (the
+    shared style keeps them tight; the template's axes grow them to fit)."""
     fig.update_layout(margin={"l": 70, "b": 60})
     return fig
 

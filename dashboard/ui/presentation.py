@@ -66,6 +66,10 @@ LAYOUT_RULES = (
     "border-bottom: 2px solid rgba(128, 128, 128, 0.45); }",
     ".cl-table td { padding: 0.4em 0.6em; vertical-align: top; overflow-wrap: anywhere; "
     "border-bottom: 1px solid rgba(128, 128, 128, 0.25); }",
+    # preformatted text (widgets.preformatted): st.code's look without its highlighter
+    ".cl-pre { font-family: 'Source Code Pro', monospace; font-size: 0.875em; line-height: 1.6; "
+    "white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; padding: 1em 1.25em; "
+    "border-radius: 0.5rem; background: rgba(128, 128, 128, 0.08); color: inherit; }",
     "@container (max-width: 1000px) { "
     "[data-testid='stHorizontalBlock']:has([data-testid='stPlotlyChart'], .clustlens-chart) "
     "{ flex-wrap: wrap; } "

@@ -47,6 +47,8 @@ def note(message: object) -> None:
 
 #: The class of every :func:`static_table` (its style sheet: ``presentation.LAYOUT_RULES``).
 TABLE_CLASS = "cl-table"
+#: The class of every :func:`preformatted` block (style sheet: ``presentation.LAYOUT_RULES``).
+PRE_CLASS = "cl-pre"
 
 
 def table_html(
@@ -93,6 +95,29 @@ def static_table(
     and the Summary's catalogue (about 300 cells) cost the browser ~0.1 s on every visit.
     """
     st.html(table_html(rows, columns, widths))
+
+
+def preformatted_html(text: str) -> str:
+    """``text`` as one preformatted block, escaped (shown literally, line breaks and indents
+    kept).
+
+    Examples
+    --------
+    >>> preformatted_html("a <b> & c")
+    '<pre class="cl-pre">a &lt;b&gt; &amp; c</pre>'
+    """
+    return f'<pre class="{PRE_CLASS}">{html.escape(text, quote=False)}</pre>'
+
+
+def preformatted(text: str) -> None:
+    """Plain text in a monospaced block, shown literally, as ``st.code(text, language=None)``
+    shows it.
+
+    Not ``st.code``: its element brings Streamlit's syntax highlighter, a 1.5 MB script the
+    browser fetched and compiled (~0.2 s) the first time a page showed any code block, here to
+    highlight nothing.
+    """
+    st.html(preformatted_html(text))
 
 
 @contextmanager

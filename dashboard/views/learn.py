@@ -5,8 +5,8 @@ Runs as a page of ``dashboard/app.py`` (``st.navigation``) or on its own
 (``streamlit run dashboard/views/learn.py``; ``AppTest.from_file`` in the tests). All maths
 lives in UI-free modules (``explain``, ``learn_scenarios``, ``null_bands``, metrics_core); the
 ``st.cache_data`` wrappers below are keyed on small numbers only. Labels here are our own
-(``class A``, ``cluster 1``), and anything typed goes through ``st.text``/``st.code``/
-``st.dataframe`` — nothing typed is rendered as markdown.
+(``class A``, ``cluster 1``), and anything typed goes through ``st.text``/``ui.preformatted``
+(escaped)/``st.dataframe`` — nothing typed is rendered as markdown.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def _steps(table: np.ndarray, values: dict, average: str) -> None:
                 for step in ex.steps:
                     if step.latex:
                         st.latex(step.latex)
-                st.code(explain.as_text(ex), language=None, wrap_lines=True)
+                ui.preformatted(explain.as_text(ex))
 
 
 def _table_exports(values: dict) -> None:

@@ -24,13 +24,13 @@ def test_opening_a_step_shows_its_formula_and_derivation(page, streamlit_server)
     acc = _box(page, "accuracy (ACC) = 0.8800")
     ari = _box(page, "adjusted Rand index = 0.6526")
     assert acc.locator(".katex").count() >= 1  # open by default
-    assert "ACC = (44 + 44) / 100" in acc.locator("code").first.inner_text()
-    assert ari.locator(".katex").count() == 0 and ari.locator("code").count() == 0
+    assert "ACC = (44 + 44) / 100" in acc.locator("pre.cl-pre").first.inner_text()
+    assert ari.locator(".katex").count() == 0 and ari.locator("pre.cl-pre").count() == 0
     with expect_rerun(page):
         ari.locator("summary").click()
     wait_for_app_idle(page)
     ari.locator(".katex").first.wait_for(timeout=30_000)
-    assert "0.6526" in ari.locator("code").first.inner_text()
+    assert "0.6526" in ari.locator("pre.cl-pre").first.inner_text()
     assert acc.locator(".katex").count() >= 1  # the other open box stays open
     assert_no_exception(page)
 
