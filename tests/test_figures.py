@@ -545,3 +545,36 @@ def test_presentation_mode_restyles_a_copy_never_the_kept_figure():
     assert styled is not fig and styled.to_json() != before
     assert fig.to_json() == before
     assert pair_confusion_matrix(5, 2, 1, 20) is fig
+
+
+def test_margins_are_reserved_for_labels_titles_colour_bars_and_legends():
+    """style() widens the margins to what tick labels, axis titles, a colour bar and a legend
+    need (estimated generously), so the browser draws once; it never narrows them, and leaves
+    grids of panels alone. The browser test checks the estimate against Plotly's measure."""
+    from dashboard.figures import _margins as margins
+    from dashboard.figures._style import style, subplot_grid
+
+    def bars(names, **layout):
+        return go.Figure(go.Bar(x=[1] * len(names), y=names, orientation="h"), layout=layout)
+
+    short = margins.needs(bars(["a", "b"]))
+    long = margins.needs(bars(["a class with a long name", "b"]))
+    assert long["l"] - short["l"] >= 20 * margins.CHAR_EM * 14 - 1
+    titled = margins.needs(bars(["a"], yaxis={"title": "class"}, xaxis={"title": "share"}))
+    assert titled["l"] > short["l"] and titled["b"] > short["b"]
+    empty_title = margins.needs(bars(["a"], xaxis={"title": ""}))
+    assert empty_title["b"] == titled["b"]  # Plotly keeps a line for an empty title too
+    heat = go.Figure(go.Heatmap(z=[[0, 1500.5]], colorbar={"title": {"text": "points"}}))
+    assert margins.needs(heat)["r"] > 30 + 2 * margins.COLORBAR_PAD
+    legend = go.Figure([go.Scatter(x=[0], y=[0], name=f"cluster {i}") for i in range(3)])
+    assert margins.needs(legend)["r"] >= 60 + len("cluster 0") * margins.CHAR_EM * 14
+    below = go.Figure(legend).update_layout(legend={"orientation": "h", "y": -0.2})
+    assert margins.needs(below)["b"] > margins.needs(legend)["b"] + 20
+    layout, _ = subplot_grid(1, 2, horizontal_spacing=0.1, vertical_spacing=0.1)
+    assert margins.needs(go.Figure(layout=layout)) is None
+
+    fig = style(bars(["a class with a long name"]), "t")
+    assert fig.layout.margin.l >= long["l"]
+    wide = go.Figure(fig).update_layout(margin={"l": 400})
+    assert margins.reserve(wide).layout.margin.l == 400  # never narrower
+    assert margins.at_least(go.Figure(fig), l=1, b=99).layout.margin.b == 99

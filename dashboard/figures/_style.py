@@ -12,6 +12,7 @@ import plotly.io as pio
 from plotly.colors import get_colorscale, qualitative, sample_colorscale
 
 from dashboard.analysis.shares import pct  # noqa: F401  (figures take it from here)
+from dashboard.figures import _margins as margins
 
 FONT = {"family": "Inter, 'Source Sans Pro', 'Segoe UI', Arial, sans-serif", "size": 14}
 #: Sequential scales for non-negative quantities (counts, affinities, shares).
@@ -388,7 +389,9 @@ def style(
         layout["template"] = TEMPLATE
     # one update: plotly validates per call and per property path
     fig.update_layout(layout)
-    return fig
+    # room for tick labels, axis titles, colour bar and legend before the browser measures
+    # them: a margin Plotly has to push makes it draw the figure twice
+    return margins.reserve(fig)
 
 
 def focus_bands(

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from dashboard.figures import _margins as margins
 from dashboard.figures._memo import memoised
 from dashboard.figures._style import (
     QUALITATIVE,
@@ -150,8 +151,7 @@ def weights_bar(names: Sequence[str], weights: Sequence[float], raw: Sequence[fl
         subtitle="normalised to sum 1",
         height=360,
     )
-    fig.update_layout(margin={"l": 70, "b": 60})
-    return fig
+    return margins.at_least(fig, l=70, b=60)
 
 
 @memoised
@@ -180,5 +180,4 @@ def convergence_figure(objective: Sequence[float], *, converged: bool | None = N
         subtitle=f"{len(y) - 1} iterations{state}",
         height=360,
     )
-    fig.update_layout(margin={"l": 70, "b": 60})
-    return fig
+    return margins.at_least(fig, l=70, b=60)

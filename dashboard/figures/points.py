@@ -146,8 +146,9 @@ def points_figure(
     if lay.kind in ("affinity", "classes"):
         _class_labels(fig, pa)
     axis = {"showgrid": False, "zeroline": False, "showticklabels": lay.kind == "data"}
-    fig.update_xaxes(title=lay.x_title, **axis)
-    fig.update_yaxes(title=lay.y_title, scaleanchor="x", scaleratio=1, **axis)
+    # an empty title would still take a line of the margin
+    fig.update_xaxes(title=lay.x_title or None, **axis)
+    fig.update_yaxes(title=lay.y_title or None, scaleanchor="x", scaleratio=1, **axis)
     if colour_by == "SRE" and pa.sre is not None:  # the colour bar sits where a legend would
         legend = {"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0}
     else:

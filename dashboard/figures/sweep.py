@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from dashboard.figures import _margins as margins
 from dashboard.figures._memo import memoised
 from dashboard.figures._style import NEUTRAL, QUALITATIVE, axis_ref, plain, style, subplot_grid
 
@@ -341,8 +342,7 @@ def param_heatmap(
 def _fit_margins(fig: go.Figure) -> go.Figure:
     """Margins with a floor that holds tick labels and axis titles in static exports too (the
     shared style keeps them tight; the template's axes grow them to fit)."""
-    fig.update_layout(margin={"l": 70, "b": 60})
-    return fig
+    return margins.at_least(fig, l=70, b=60)
 
 
 def _ordered(values: Sequence[Any]) -> list[Any]:
