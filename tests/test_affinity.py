@@ -168,6 +168,27 @@ def test_check_coef_rejects_out_of_range_sparse_index():
         check_coef(bad)
 
 
+def test_check_coef_without_copy_shares_only_canonical_csr_and_never_writes_to_it():
+    canonical = sp.csr_array(np.array([[0.0, 2.0], [3.0, 0.0]]))
+    out = check_coef(canonical, copy=False)
+    assert np.shares_memory(out.data, canonical.data)
+    assert not np.shares_memory(check_coef(canonical).data, canonical.data)
+    # Unsorted, with a duplicate: summed in a copy, the caller's arrays untouched.
+    data, indices, indptr = np.array([1.0, 2.0, 4.0]), np.array([1, 0, 1]), np.array([0, 3, 3])
+    messy = sp.csr_array((data.copy(), indices.copy(), indptr.copy()), shape=(2, 2))
+    for user_c in (messy, sp.csr_matrix(messy), sp.csr_array(messy, dtype=np.int64)):
+        out = check_coef(user_c, copy=False)
+        assert out.has_canonical_format
+        np.testing.assert_array_equal(out.toarray(), [[2.0, 5.0], [0.0, 0.0]])
+        np.testing.assert_array_equal(user_c.indices, indices)
+        np.testing.assert_array_equal(user_c.data, data.astype(user_c.dtype))
+    # And SRE/CONN on it agree with a copied input.
+    labels = [0, 0]
+    assert subspace_preserving_error(messy, labels).value == 0.0
+    dense = connectivity(messy.toarray(), labels).min
+    assert connectivity(messy, labels).min == pytest.approx(dense, abs=1e-15)
+
+
 def test_check_coef_size_mismatch():
     with pytest.raises(ClustlensInputError, match="3 labels"):
         check_coef(np.zeros((2, 2)), n_samples=3)
