@@ -565,6 +565,53 @@ def test_dense_batch_pads_mixed_sizes_without_changing_values():
         np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12 * scale)
 
 
+@pytest.mark.parametrize("steps", [1, 2, 3, 17, 150])
+def test_top_ritz_and_gap_match_a_full_eigendecomposition(steps):
+    rng = np.random.default_rng(steps)
+    alpha = rng.standard_normal(steps)
+    beta = rng.random(steps) + 0.05
+    top, resid, gap = sg._top_ritz(alpha, beta)
+    t = np.diag(alpha) + np.diag(beta[:-1], 1) + np.diag(beta[:-1], -1)
+    vals, vecs = np.linalg.eigh(t)
+    assert top == pytest.approx(vals[-1], abs=1e-14)
+    assert resid == pytest.approx(beta[-1] * abs(vecs[-1, -1]), rel=1e-8, abs=1e-15)
+    if steps == 1:
+        assert gap == np.inf and sg._ritz_gap(alpha, beta, top) == np.inf
+        return
+    exact = vals[-1] - vals[-2]
+    # The schedule's gap is a lower bound within 3 GAP_ABSTOL; the test's one is exact.
+    assert exact - 3 * sg.GAP_ABSTOL - 1e-14 <= gap <= exact + 1e-14
+    assert sg._ritz_gap(alpha, beta, top) == pytest.approx(exact, abs=1e-14)
+
+
+def test_ritz_gap_of_a_repeated_top_value_is_zero_not_negative():
+    """Plain Lanczos repeats converged Ritz values (ghosts): two equal top eigenvalues."""
+    alpha = np.array([1.0, 0.3, 1.0, 0.3])
+    beta = np.array([0.2, 0.0, 0.2, 0.1])  # two identical 2 x 2 blocks
+    top, _, gap = sg._top_ritz(alpha, beta)
+    assert gap == 0.0
+    assert sg._ritz_gap(alpha, beta, top) == 0.0
+
+
+def test_narrow_codes_keeps_values_in_the_smallest_type():
+    import metrics_core.affinity._diagnostics as diag
+
+    assert diag._narrow_codes(np.array([0, 32767])).dtype == np.int16
+    assert diag._narrow_codes(np.array([0, 32768])).dtype == np.int32
+    assert diag._narrow_codes(np.array([0, 2**31])).dtype == np.intp
+    assert diag._narrow_codes(np.zeros(0, dtype=np.intp)).dtype == np.int16
+    # Past the int16 range SRE and CONN still see every class apart.
+    n = 2 * 33_000
+    labels = np.repeat(np.arange(33_000), 2)
+    rows = np.r_[np.arange(n), 0]
+    cols = np.r_[np.arange(n) ^ 1, 2]  # each point's partner, and one entry outside its class
+    c = sp.csr_array((np.ones(n + 1), (rows, cols)), shape=(n, n))
+    sre = subspace_preserving_error(c, labels)
+    assert sre.per_point[0] == pytest.approx(0.5) and np.count_nonzero(sre.per_point) == 1
+    conn = connectivity(c, labels)
+    assert np.all(conn.per_class == pytest.approx(2.0))
+
+
 def test_take_blocks_slices_and_pads_diagonal_blocks():
     blocks = [random_sparse(n, 3, n) for n in (5, 9, 4, 7)]
     w = sp.block_diag(blocks, format="csr")
