@@ -168,6 +168,27 @@ def test_check_coef_rejects_out_of_range_sparse_index():
         check_coef(bad)
 
 
+def test_check_coef_without_copy_shares_only_canonical_csr_and_never_writes_to_it():
+    canonical = sp.csr_array(np.array([[0.0, 2.0], [3.0, 0.0]]))
+    out = check_coef(canonical, copy=False)
+    assert np.shares_memory(out.data, canonical.data)
+    assert not np.shares_memory(check_coef(canonical).data, canonical.data)
+    # Unsorted, with a duplicate: summed in a copy, the caller's arrays untouched.
+    data, indices, indptr = np.array([1.0, 2.0, 4.0]), np.array([1, 0, 1]), np.array([0, 3, 3])
+    messy = sp.csr_array((data.copy(), indices.copy(), indptr.copy()), shape=(2, 2))
+    for user_c in (messy, sp.csr_matrix(messy), sp.csr_array(messy, dtype=np.int64)):
+        out = check_coef(user_c, copy=False)
+        assert out.has_canonical_format
+        np.testing.assert_array_equal(out.toarray(), [[2.0, 5.0], [0.0, 0.0]])
+        np.testing.assert_array_equal(user_c.indices, indices)
+        np.testing.assert_array_equal(user_c.data, data.astype(user_c.dtype))
+    # And SRE/CONN on it agree with a copied input.
+    labels = [0, 0]
+    assert subspace_preserving_error(messy, labels).value == 0.0
+    dense = connectivity(messy.toarray(), labels).min
+    assert connectivity(messy, labels).min == pytest.approx(dense, abs=1e-15)
+
+
 def test_check_coef_size_mismatch():
     with pytest.raises(ClustlensInputError, match="3 labels"):
         check_coef(np.zeros((2, 2)), n_samples=3)
@@ -542,6 +563,53 @@ def test_dense_batch_pads_mixed_sizes_without_changing_values():
         ref = [dense_lambda2(b, laplacian) for b in blocks]
         scale = 1.0 if laplacian == "normalized" else float(w.sum(axis=1).max())
         np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12 * scale)
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 17, 150])
+def test_top_ritz_and_gap_match_a_full_eigendecomposition(steps):
+    rng = np.random.default_rng(steps)
+    alpha = rng.standard_normal(steps)
+    beta = rng.random(steps) + 0.05
+    top, resid, gap = sg._top_ritz(alpha, beta)
+    t = np.diag(alpha) + np.diag(beta[:-1], 1) + np.diag(beta[:-1], -1)
+    vals, vecs = np.linalg.eigh(t)
+    assert top == pytest.approx(vals[-1], abs=1e-14)
+    assert resid == pytest.approx(beta[-1] * abs(vecs[-1, -1]), rel=1e-8, abs=1e-15)
+    if steps == 1:
+        assert gap == np.inf and sg._ritz_gap(alpha, beta, top) == np.inf
+        return
+    exact = vals[-1] - vals[-2]
+    # The schedule's gap is a lower bound within 3 GAP_ABSTOL; the test's one is exact.
+    assert exact - 3 * sg.GAP_ABSTOL - 1e-14 <= gap <= exact + 1e-14
+    assert sg._ritz_gap(alpha, beta, top) == pytest.approx(exact, abs=1e-14)
+
+
+def test_ritz_gap_of_a_repeated_top_value_is_zero_not_negative():
+    """Plain Lanczos repeats converged Ritz values (ghosts): two equal top eigenvalues."""
+    alpha = np.array([1.0, 0.3, 1.0, 0.3])
+    beta = np.array([0.2, 0.0, 0.2, 0.1])  # two identical 2 x 2 blocks
+    top, _, gap = sg._top_ritz(alpha, beta)
+    assert gap == 0.0
+    assert sg._ritz_gap(alpha, beta, top) == 0.0
+
+
+def test_narrow_codes_keeps_values_in_the_smallest_type():
+    import metrics_core.affinity._diagnostics as diag
+
+    assert diag._narrow_codes(np.array([0, 32767])).dtype == np.int16
+    assert diag._narrow_codes(np.array([0, 32768])).dtype == np.int32
+    assert diag._narrow_codes(np.array([0, 2**31])).dtype == np.intp
+    assert diag._narrow_codes(np.zeros(0, dtype=np.intp)).dtype == np.int16
+    # Past the int16 range SRE and CONN still see every class apart.
+    n = 2 * 33_000
+    labels = np.repeat(np.arange(33_000), 2)
+    rows = np.r_[np.arange(n), 0]
+    cols = np.r_[np.arange(n) ^ 1, 2]  # each point's partner, and one entry outside its class
+    c = sp.csr_array((np.ones(n + 1), (rows, cols)), shape=(n, n))
+    sre = subspace_preserving_error(c, labels)
+    assert sre.per_point[0] == pytest.approx(0.5) and np.count_nonzero(sre.per_point) == 1
+    conn = connectivity(c, labels)
+    assert np.all(conn.per_class == pytest.approx(2.0))
 
 
 def test_take_blocks_slices_and_pads_diagonal_blocks():

@@ -30,9 +30,11 @@ name of the path that computed it:
     (``v1 ∝ D^{1/2} 1`` with θ1 = 2, resp. ``v1 ∝ 1`` with θ1 = c), so the largest eigenvalue
     of ``B`` is θ1 - λ2. Asking for the *largest* eigenvalue of a deflated operator converges
     in far fewer products than ``which='SA'`` on ``L``. Sparse blocks go through
-    :func:`batched_lanczos` in groups of about ``LANCZOS_GROUP_NNZ`` stored entries (one
-    product with the group's block-diagonal matrix per step, for all its blocks at once;
-    converged blocks leave the product; budget ``LANCZOS_MAX_STEPS`` steps); dense blocks use
+    :func:`batched_lanczos` (which runs on ``D^{-1/2} W D^{-1/2}`` itself in the normalised
+    case: the same Krylov space as ``S``, one stored entry a row less) in groups of about
+    ``LANCZOS_GROUP_NNZ`` stored entries (one product with the group's block-diagonal matrix
+    per step, for all its blocks at once; converged blocks leave the product; budget
+    ``LANCZOS_MAX_STEPS`` steps); dense blocks use
     ARPACK ``eigsh`` (``which='LA'``, budget ``LANCZOS_MAXITER`` restarts). The cost grows
     when λ2 is tiny relative to the spread of the spectrum (ring- or path-like blocks), hence
     the budgets. Expander-like blocks (a self-expressive C's classes) need ~90 steps to
@@ -78,8 +80,8 @@ LANCZOS_MAX_STEPS = 300
 # (1e-14 cost ~4 % more steps on expander-like classes for no visible change).
 BATCH_TOL = 1e-7
 QUAD_TOL = 1e-13
-# Convergence checks of the batched Lanczos (each the top two eigenpairs of a ~100 x 100
-# tridiagonal matrix by LAPACK stebz/stein; checking every 8 steps through
+# Convergence checks of the batched Lanczos (each the top eigenpair of a ~100 x 100
+# tridiagonal matrix and its next eigenvalue by LAPACK stebz/stein; checking every 8 steps through
 # scipy.linalg.eigh_tridiagonal cost 2.1 s of 21 s at N = 1e6): the first at step
 # CHECK_FIRST, the second CHECK_RETRY steps later, then at CHECK_SAFETY times the distance to
 # the step where the residual, extrapolated geometrically from the last two checks, passes
@@ -90,6 +92,8 @@ CHECK_FIRST = 16
 CHECK_RETRY = 8
 CHECK_SAFETY = 0.7
 CHECK_EVERY = 32
+# Absolute accuracy of the second Ritz value in the checks that only steer the schedule.
+GAP_ABSTOL = 1e-9
 # Blocks that converged leave the sparse product once they hold this share of its stored
 # entries (re-slicing the rest costs about one product; 0.15 and 0.4 were no better).
 COMPACT_SHARE = 0.25
@@ -273,7 +277,10 @@ def _segment_sum(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 def _take_blocks(
-    w: sp.csr_array, starts: np.ndarray, keep: np.ndarray, pad: int | None = None
+    w: sp.csr_array,
+    starts: np.ndarray,
+    keep: np.ndarray,
+    pad: int | None = None,
 ) -> tuple[sp.csr_array, np.ndarray, np.ndarray]:
     """The diagonal blocks ``keep`` (block indices, increasing) of a block-diagonal CSR ``w``.
 
@@ -343,10 +350,20 @@ def batched_lanczos(
     Cost control (all blocks need ~100 steps on expander-like classes, so the per-step work is
     what matters): the deflation ``- θ1 v1 v1ᵀ`` is applied once per step as a projection of
     the new vector (the iterate is kept orthogonal to ``v1``, so ``S q`` has no ``v1``
-    component beyond rounding, which the projection removes); a block's convergence is checked
-    at the step its residual is predicted to meet the test (geometric decay fitted to its last
-    two checks, at most ``CHECK_EVERY`` steps apart), not at every step; and blocks that have
-    converged leave the sparse product once they hold ``COMPACT_SHARE`` of its stored entries.
+    component beyond rounding, which the projection removes); in the normalised case the
+    product is with ``M = D^{-1/2} W D^{-1/2}`` (``S - I``: same Lanczos vectors, Ritz values
+    1 lower, no diagonal to store), applied as ``s ∘ (W (s ∘ q))`` with ``s = D^{-1/2}`` so
+    the group's copy of W is never rescaled; a block's convergence is checked at the step its
+    residual is predicted to meet the test (geometric decay fitted to its last two checks, at
+    most ``CHECK_EVERY`` steps apart), not at every step; and blocks that have converged leave
+    the sparse product once they hold ``COMPACT_SHARE`` of its stored entries.
+
+    What remains is the sparse product itself (about half of CONN): scipy's CSR kernel runs
+    at ~0.8 ns per stored entry here whatever the layout (float32 values: 6 % faster; a
+    block of k vectors: 2x the time for k = 2, 3.2x for k = 8), and an expander-like class
+    needs 80-110 products to reach 1e-13. Block Lanczos needs more products than that
+    saves (block size 8: ~42 steps, ~330 products, for the same accuracy), and a factorised
+    shift-invert fills in on such blocks.
 
     Parameters
     ----------
@@ -377,7 +394,7 @@ def batched_lanczos(
     # Vectors are (blocks, p) arrays, each block's entries first and zeros after: per-block
     # inner products are row dot products (einsum), scalars broadcast per row, no segment
     # sums and no gathers. The product matrix gets the same layout (its padding rows are
-    # empty, so padding entries stay 0); the copy is scaled in place below.
+    # empty, so padding entries stay 0).
     p = int(sizes.max())
     m, _, rows = _take_blocks(sp.csr_array(w), starts, blocks, pad=p)
     d = np.asarray(d, dtype=np.float64)[rows]
@@ -391,19 +408,23 @@ def batched_lanczos(
     if laplacian == "normalized":
         theta1 = np.full(nb, 2.0)
         v1 = packed(np.sqrt(d))
-        s = packed(1.0 / np.sqrt(d)).ravel()
-        # M = D^-1/2 W D^-1/2, in place, one temporary at a time; S = I + M.
-        m.data *= s[m.indices]
-        m.data *= np.repeat(s, np.diff(m.indptr))
-        shift = pad.astype(np.float64)
+        # The Lanczos runs on M = D^-1/2 W D^-1/2, not S = I + M: the same Krylov space, so
+        # the same Ritz values shifted by 1, without a diagonal entry a row in every product
+        # (nor the sparse sum that stores it). M is applied as s ∘ (W (s ∘ q)): two passes
+        # over the vectors a step cost a fifth of scaling the copy's stored entries once
+        # (a gather per entry; ~5 % of CONN).
+        s_vec = packed(1.0 / np.sqrt(d))
+        offset = np.full(nb, 1.0)
     else:
         theta1 = 2.0 * np.maximum.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
         v1 = pad.astype(np.float64)
-        # S = c I - L = (c - D) + W with c = 2 max d per block.
+        # S = c I - L = (c - D) + W with c = 2 max d per block. Its diagonal goes into the
+        # matrix (one more entry a row, one vector pass less a step); the padding rows get
+        # none, so they stay empty.
         shift = packed(np.repeat(theta1, sizes) - d)
-    # S's diagonal goes into the matrix (one more entry a row, one vector pass less a step);
-    # the padding rows get none, so they stay empty.
-    m = sp.csr_array(m + sp.diags_array(shift.ravel(), format="csr"))
+        m = sp.csr_array(m + sp.diags_array(shift.ravel(), format="csr"))
+        offset = theta1
+        s_vec = None
     v1 /= np.sqrt(np.einsum("ij,ij->i", v1, v1))[:, None]
     q = packed(np.random.default_rng(0).standard_normal(d.size))
     q -= v1 * np.einsum("ij,ij->i", v1, q)[:, None]
@@ -416,8 +437,9 @@ def batched_lanczos(
     qi = 0
     coef = np.zeros((2, nb))
     beta_prev = np.zeros(nb)
-    alphas = np.zeros((max_steps, nb))
-    betas = np.zeros((max_steps, nb))
+    # One row per block, so a check hands LAPACK contiguous rows (no copy).
+    alphas = np.zeros((nb, max_steps))
+    betas = np.zeros((nb, max_steps))
     values = np.full(nb, np.nan)
     done = np.zeros(nb, dtype=bool)
     # Check schedule per block: the next step to check and the last (step, log residual).
@@ -426,12 +448,17 @@ def batched_lanczos(
     last_log = np.full(nb, np.nan)
     active = np.arange(nb)  # blocks in the current product, in order
     nnz_block = np.diff(m.indptr[::p])
+    u = None if s_vec is None else np.empty_like(s_vec)  # s ∘ q, the product's input
     first_due = CHECK_FIRST
     smallest = int(sizes.min())
     for j in range(max_steps):
         steps = j + 1
         q = basis[qi]
-        x = (m @ q.ravel()).reshape(q.shape)  # S q
+        if s_vec is None:
+            x = (m @ q.ravel()).reshape(q.shape)  # S q
+        else:  # M q (read S - I for S below)
+            x = (m @ np.multiply(q, s_vec, out=u).ravel()).reshape(q.shape)
+            x *= s_vec
         # x = S q - α q - β q_prev in one fused update, α = qᵀ S q (q ⊥ q_prev, so this is
         # the modified Gram-Schmidt α up to rounding); then v1's component is removed from
         # what is left (keeping the iterate out of the deflated direction, S v1 = θ1 v1).
@@ -442,7 +469,7 @@ def batched_lanczos(
         x -= np.einsum("kij,ki->ij", basis[:2], coef[:2])
         x -= np.einsum("ij,ij->i", basis[2], x)[:, None] * basis[2]
         beta = np.sqrt(np.einsum("ij,ij->i", x, x))
-        alphas[j, active], betas[j, active] = alpha, beta
+        alphas[active, j], betas[active, j] = alpha, beta
         breakdown = beta.min() == 0.0
         # Only build the per-block schedule mask on the steps where some check may be due.
         stop = None
@@ -455,13 +482,17 @@ def batched_lanczos(
                 due = running
             for i in np.flatnonzero(due):
                 b = active[i]
-                top, resid, gap = _top_ritz(alphas[:steps, b], betas[:steps, b])
+                top, resid, gap = _top_ritz(alphas[b, :steps], betas[b, :steps])
                 # For a symmetric operator the Ritz value is within resid of an eigenvalue
                 # and, when the next Ritz value is `gap` below, within resid² / gap of it.
+                # (`gap` is a lower bound, within GAP_ABSTOL; exact once resid is small.)
                 strict = resid <= tol * tol * theta1[b]
-                quadratic = resid <= tol * theta1[b] and resid * resid <= QUAD_TOL * gap
+                quadratic = False
+                if not strict and resid <= tol * theta1[b]:
+                    gap = _ritz_gap(alphas[b, :steps], betas[b, :steps], top)
+                    quadratic = resid * resid <= QUAD_TOL * gap
                 if strict or quadratic:
-                    values[b], done[b] = theta1[b] - top, True
+                    values[b], done[b] = offset[b] - top, True
                     continue
                 # Residuals decay about geometrically: aim the next check at the step the
                 # quadratic test should pass.
@@ -483,7 +514,8 @@ def batched_lanczos(
                 stop = None
         # The new vector overwrites the previous one's slot; then the slots swap roles.
         if stop is None:
-            np.divide(x, beta[:, None], out=basis[1 - qi])
+            # A product with 1 / β: a broadcast division costs three times as much.
+            np.multiply(x, (1.0 / beta)[:, None], out=basis[1 - qi])
             beta_prev = beta
             qi = 1 - qi
             continue
@@ -496,6 +528,9 @@ def batched_lanczos(
             keep = np.flatnonzero(running)
             m = _take_blocks(m, np.arange(active.size + 1) * p, keep, pad=p)[0]
             basis, active, beta_prev = basis[:, keep], active[keep], beta_prev[keep]
+            if s_vec is not None:
+                s_vec = s_vec[keep]
+                u = np.empty_like(s_vec)
             coef = np.zeros((2, keep.size))
             smallest = int(sizes[active].min())
     return values, done
@@ -506,23 +541,46 @@ _STEBZ, _STEIN = sla.get_lapack_funcs(("stebz", "stein"), (np.zeros(1),))
 
 def _top_ritz(alpha: np.ndarray, beta: np.ndarray) -> tuple[float, float, float]:
     """Top Ritz value of the tridiagonal (``alpha``, ``beta[:-1]``), its residual bound
-    ``beta[-1] |u_last|`` and the distance to the next Ritz value.
+    ``beta[-1] |u_last|`` and a lower bound of the distance to the next Ritz value.
 
-    The two largest eigenvalues by bisection (LAPACK ``stebz``) and their vectors by inverse
-    iteration (``stein``): what ``scipy.linalg.eigh_tridiagonal`` does, without its argument
-    checks, which cost more than the LAPACK work on these ~100 x 100 matrices.
+    The largest eigenvalue by bisection (LAPACK ``stebz``) and its vector by inverse iteration
+    (``stein``), as ``scipy.linalg.eigh_tridiagonal`` would, without its argument checks
+    (which cost more than the LAPACK work on these ~100 x 100 matrices). The next eigenvalue
+    is only bisected to ``GAP_ABSTOL``: the gap steers the check schedule, and the
+    convergence test asks :func:`_ritz_gap` for the exact one (most checks only learn that
+    the residual is still too large, so a full second bisection was a third of their cost).
     """
     steps = alpha.size
     if steps == 1:
         return float(alpha[0]), float(beta[0]), np.inf
     e = beta[:-1]
-    m, w, iblock, isplit, info = _STEBZ(alpha, e, 2, 0.0, 0.0, steps - 1, steps, 0.0, "B")
-    if info == 0 and m == 2:
-        z, info = _STEIN(alpha, e, w[:2], iblock, isplit)
-    if info != 0 or m != 2:
-        w, z = sla.eigh_tridiagonal(alpha, e, select="i", select_range=(steps - 2, steps - 1))
-    i, j = (0, 1) if w[0] <= w[1] else (1, 0)  # "B" order is by split block, not by value
-    return float(w[j]), float(beta[-1] * abs(z[-1, j])), float(w[j] - w[i])
+    m, w, iblock, isplit, info = _STEBZ(alpha, e, 2, 0.0, 0.0, steps, steps, 0.0, "B")
+    if info == 0 and m == 1:
+        z, info = _STEIN(alpha, e, w[:1], iblock, isplit)
+    if info != 0 or m != 1:
+        w, z = sla.eigh_tridiagonal(alpha, e, select="i", select_range=(steps - 1, steps - 1))
+    top = float(w[0])
+    m2, w2, _, _, info2 = _STEBZ(alpha, e, 2, 0.0, 0.0, steps - 1, steps - 1, GAP_ABSTOL, "B")
+    if info2 != 0 or m2 != 1:
+        return top, float(beta[-1] * abs(z[-1, 0])), _ritz_gap(alpha, beta, top)
+    # The bisection leaves w2 within GAP_ABSTOL (plus rounding) of the eigenvalue.
+    gap = max(top - float(w2[0]) - 2 * GAP_ABSTOL, 0.0)
+    return top, float(beta[-1] * abs(z[-1, 0])), gap
+
+
+def _ritz_gap(alpha: np.ndarray, beta: np.ndarray, top: float) -> float:
+    """Distance from ``top`` to the second largest Ritz value, bisected to full accuracy."""
+    steps = alpha.size
+    if steps == 1:
+        return np.inf
+    m, w, _, _, info = _STEBZ(alpha, beta[:-1], 2, 0.0, 0.0, steps - 1, steps - 1, 0.0, "B")
+    if info != 0 or m != 1:
+        w = sla.eigh_tridiagonal(
+            alpha, beta[:-1], eigvals_only=True, select="i", select_range=(steps - 2, steps - 2)
+        )
+    # Two separate bisections of (nearly) equal Ritz values, e.g. a converged one and its
+    # ghost copy in plain Lanczos, can come out in either order.
+    return max(top - float(w[0]), 0.0)
 
 
 def lambda2_block_diagonal(

@@ -26,7 +26,8 @@ whose eigenvalue error is ~residual² / gap, far below 1e-12; disconnected block
 with ``--quick``). Each side runs in a subprocess of its own on the same C (saved once to a
 temporary ``.npz``) so peak memory is comparable: the peak resident set while SRE + CONN ran
 (``VmHWM`` reset after C is loaded), and the resident set before (C, labels, interpreter).
-Times are the best of several runs, sides alternating; ``max |Δλ2|`` is over the classes.
+Times are the best of several runs, sides alternating (each round's best is listed below the
+row); ``max |Δλ2|`` is over the classes.
 """
 
 from __future__ import annotations
@@ -253,6 +254,9 @@ def peer_table(quick: bool) -> None:
                 f"{peak['ours']:>9.0f} {peak['peer']:>9.0f} {base:>9.0f} {dlam:>9.1e} {dsre:>9.1e}",
                 flush=True,
             )
+            # The best time of each round too: the peer's moves a lot on a shared machine.
+            spread = {s: ", ".join(f"{x['time']:.3f}" for x in v) for s, v in res.items()}
+            print(f"{'':<18} rounds: ours {spread['ours']} s; peer {spread['peer']} s")
 
 
 def main() -> None:
