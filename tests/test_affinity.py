@@ -845,3 +845,23 @@ def test_lambda2_matches_scipy_eigvalsh_reference_on_weighted_blocks():
     w = w + w.T
     ref = sla.eigvalsh(normalized_lap(w))[1]
     assert sg.lambda2(sp.csr_array(w), method="lanczos")[0] == pytest.approx(ref, abs=1e-10)
+
+
+@pytest.mark.parametrize("preset", sorted(AFFINITY_PRESETS))
+@pytest.mark.parametrize("orientation", ["rows", "columns"])
+def test_sre_conn_and_leakage_never_write_to_the_callers_sparse_c(preset, orientation):
+    """C is validated without a copy when it is a canonical float64 CSR matrix (memory at
+    N = 1e6): no diagnostic may then change the caller's arrays, whatever the conventions."""
+    rng = np.random.default_rng(3)
+    n = 120
+    labels = np.repeat(np.arange(4), n // 4)
+    c = sp.random_array((n, n), density=0.08, random_state=rng, format="csr")
+    c.data -= 0.5  # signed entries: |C| is taken somewhere
+    c.sort_indices()
+    assert c.has_canonical_format and c.dtype == np.float64
+    before = (c.data.copy(), c.indices.copy(), c.indptr.copy())
+    conv = {"preset": preset} if orientation == "rows" else {"orientation": orientation}
+    affinity_diagnostics(c, labels, **conv)
+    leakage_matrix(c, labels, orientation=orientation)
+    for now, then in zip((c.data, c.indices, c.indptr), before, strict=True):
+        assert np.array_equal(now, then)
