@@ -38,10 +38,16 @@ def ok(at: AppTest) -> AppTest:
     return at
 
 
-def sweep_page() -> AppTest:
+def sweep_page(setup_open: bool = True) -> AppTest:
+    """The Sweep page on the demo; ``setup_open``: with its "Data and model" box opened (its
+    widgets are built only then)."""
     at = AppTest.from_file(str(APP), default_timeout=120)
     ok(at.run())
-    return ok(at.switch_page(PAGE).run())
+    ok(at.switch_page(PAGE).run())
+    if setup_open:
+        at.session_state["sw_setup_open"] = True
+        ok(at.run())
+    return at
 
 
 def run_state(at: AppTest) -> dict:
@@ -99,6 +105,34 @@ def test_tiny_run_finishes_and_is_exported():
     assert all(r["sparsity"] <= 3 for r in run["rows"].values())  # k non-zeros at most
     assert "2 of 2 settings finished" in "\n".join(unescape(c.value) for c in at.caption)
     assert {"sweep_tradeoff", "sweep_metrics"} <= set(charts(at))
+
+
+def test_the_setup_box_is_built_only_when_open_and_keeps_its_values():
+    """The demo's view does not build the "Data and model" widgets (fewer elements a visit);
+    opening the box builds them; what was set in it holds after closing and reopening; with an
+    upload source the box stays built while closed (an uploader keeps its file only so)."""
+    at = sweep_page(setup_open=False)
+    keys = {w.key for w in at.number_input} | {w.key for w in at.text_input}
+    assert "sw_seed" not in keys and "sw_k" not in keys
+    assert "Data and model" in [e.label for e in at.expander]
+    at.session_state["sw_setup_open"] = True
+    ok(at.run())
+    ok(at.number_input(key="sw_seed").set_value(7).run())
+    ok(at.selectbox(key="sw_model").set_value("ssc_omp").run())
+    ok(at.text_input(key="sw_grid_ssc_omp_k").set_value("k=2,3").run())
+    at.session_state["sw_setup_open"] = False
+    ok(at.run())
+    assert "sw_seed" not in {w.key for w in at.number_input}
+    at.session_state["sw_setup_open"] = True
+    ok(at.run())
+    assert at.number_input(key="sw_seed").value == 7
+    assert at.selectbox(key="sw_model").value == "ssc_omp"
+    assert at.text_input(key="sw_grid_ssc_omp_k").value == "k=2,3"
+    ok(at.radio(key="sw_source").set_value("upload").run())
+    at.session_state["sw_setup_open"] = False
+    ok(at.run())
+    uploaders = {u.key for u in at.get("file_uploader")}
+    assert {"sw_up_x", "sw_up_y"} <= uploaders  # still on the page, the box closed
 
 
 def test_a_sweep_done_in_its_first_chunk_is_drawn_by_the_same_run(monkeypatch):

@@ -27,6 +27,8 @@ from dashboard.ui import widgets as ui
 #: A running sweep reruns the page after this many seconds of computing (shows partial results
 #: and gives the Stop button its turn).
 CHUNK_SECONDS = 2.0
+#: Session key of the "Data and model" box's open state.
+K_SETUP_OPEN = "sw_setup_open"
 SOURCES = {
     "synthetic": "synthetic union of subspaces",
     "mfeat": "handwritten digits (one view)",
@@ -89,7 +91,9 @@ def _source_data(source: str, s: state.AppState) -> cs.SweepData | None:
             "noise": c[4].number_input(
                 "noise", 0.0, 5.0, d["noise"], 0.05, key="sw_noise", persist_state="session"
             ),
-            "seed": c[5].number_input("data seed", 0, 10_000, 0, key="sw_dseed"),
+            "seed": c[5].number_input(
+                "data seed", 0, 10_000, 0, key="sw_dseed", persist_state="session"
+            ),
         }
         if kw["n_subspaces"] * kw["subspace_dim"] <= kw["ambient_dim"]:
             ui.note(
@@ -117,7 +121,9 @@ def _source_data(source: str, s: state.AppState) -> cs.SweepData | None:
             key="sw_mfeat_n",
             persist_state="session",
         )
-        seed = c3.number_input("subset seed", 0, 10_000, 0, key="sw_mfeat_seed")
+        seed = c3.number_input(
+            "subset seed", 0, 10_000, 0, key="sw_mfeat_seed", persist_state="session"
+        )
         return cs.mfeat(view, n, seed)
     c1, c2 = st.columns(2)
     fx = c1.file_uploader(
@@ -159,10 +165,9 @@ def _grid_widgets(data: cs.SweepData, s: state.AppState) -> None:
     )
     spec = models[model]
     ui.note(spec.description)
-    k = c2.number_input(
-        "clusters K (0 = classes)", 0, 500, 0, key="sw_k", help="for spectral clustering"
-    )
-    seed = c3.number_input("clustering seed", 0, 10_000, 0, key="sw_seed")
+    k = c2.number_input("clusters K (0 = classes)", 0, 500, 0, key="sw_k",
+                        help="for spectral clustering", persist_state="session")  # fmt: skip
+    seed = c3.number_input("clustering seed", 0, 10_000, 0, key="sw_seed", persist_state="session")
     defaults = cs.default_spec(model)
     cols = st.columns(len(spec.params))
     texts = []
@@ -172,6 +177,7 @@ def _grid_widgets(data: cs.SweepData, s: state.AppState) -> None:
                 p.name,
                 default,
                 key=f"sw_grid_{model}_{p.name}",
+                persist_state="session",
                 help=f"{p.description}. Grid: name=start:stop:count, name=start:stop:count:log "
                 "or name=v1,v2,...; one value fixes the parameter.",
             )
@@ -490,17 +496,9 @@ def _open_controls(run, rows, swept, best, color_by) -> None:
             l3.page_link("views/affinity.py", label="Affinity", icon=":material/hub:")
 
 
-# ---------------------------------------------------------------- page
-def render() -> None:
-    s = state.get()
-    st.title("Sweep")
-    st.caption(
-        "Sparse coefficients keep points inside their subspace (low SRE) but connect classes "
-        "weakly (low CONN); dense ones connect well but leak. Sweep a model's parameter and "
-        "see where clustering accuracy is good."
-    )
-    run = _run(s)
-    with st.expander("Data and model", expanded=run.get("demo", False) is False):
+def _setup(box: Any, s: state.AppState) -> None:
+    """The "Data and model" box: the data source, its settings, the model, its grid, Run."""
+    with box:
         source = st.radio(
             "Data",
             list(SOURCES),
@@ -516,6 +514,29 @@ def render() -> None:
                 data = _source_data(source, s)
                 if data is not None:
                     _grid_widgets(data, s)
+
+
+# ---------------------------------------------------------------- page
+def render() -> None:
+    s = state.get()
+    st.title("Sweep")
+    st.caption(
+        "Sparse coefficients keep points inside their subspace (low SRE) but connect classes "
+        "weakly (low CONN); dense ones connect well but leak. Sweep a model's parameter and "
+        "see where clustering accuracy is good."
+    )
+    run = _run(s)
+    # The box's ~25 widgets are built only while it is open (opening it reruns the page): the
+    # demo's view does not need them. With an upload source it stays built, closed too: a file
+    # uploader keeps its file only while it is on the page.
+    box = st.expander(
+        "Data and model",
+        expanded=run.get("demo", False) is False,
+        key=K_SETUP_OPEN,
+        on_change="rerun",
+    )
+    if box.open or st.session_state.get("sw_source") in ("upload", "bundle"):
+        _setup(box, s)
     run = _run(s)
     # A sweep runs before the page below is drawn, in chunks of CHUNK_SECONDS: one that finishes
     # in its first chunk (the usual case) is shown by this same run, with no second rerun; a

@@ -587,7 +587,11 @@ def run_sweep(page, timeout_s: float) -> float:
     """Sweep's "Run sweep" with the form's defaults: click -> every setting done and drawn."""
     box = page.get_by_test_id("stExpander").filter(has_text="Data and model").first
     if not box.locator("details[open]").count() and box.locator("details").count():
+        # Opening the box reruns the page, which builds the box's widgets (Run sweep among
+        # them): wait for that run, untimed, as a person reads the form before clicking.
+        arm(page)
         box.locator("summary").first.click()
+        wait_idle(page, "the 'Data and model' box opened", timeout_s, "armed")
         # A click on "Run sweep" within tens of milliseconds of the expander opening was lost
         # now and then (the page kept the demo, no rerun), with this session's code and with the
         # code before it; a person cannot click that fast. Let the expander settle first.
