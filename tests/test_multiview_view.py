@@ -38,10 +38,16 @@ def ok(at: AppTest) -> AppTest:
     return at
 
 
-def page() -> AppTest:
+def page(controls_open: bool = True) -> AppTest:
+    """The Multi-view page on the demo; ``controls_open``: with its "Data and parameters" box
+    opened (its form is built only then)."""
     at = AppTest.from_file(str(APP), default_timeout=180)
     at.run()
-    return ok(at.switch_page(PAGE).run())
+    ok(at.switch_page(PAGE).run())
+    if controls_open:
+        at.session_state["mv_controls_open"] = True
+        ok(at.run())
+    return at
 
 
 def submit(at: AppTest) -> AppTest:
@@ -49,6 +55,32 @@ def submit(at: AppTest) -> AppTest:
     (AppTest drops them on a run without the submit)."""
     button = next(b for b in at.button if b.label == "Run SSF")
     return button.click().run()
+
+
+def test_the_controls_box_is_closed_built_only_when_open_and_keeps_its_values():
+    """The demo's view has the "Data and parameters" box closed and its form not built (the
+    note states the parameters); opened, the form is there; a parameter run with it holds after
+    closing and reopening; with an upload source the box stays built while closed."""
+    at = page(controls_open=False)
+    assert "Data and parameters" in [e.label for e in at.expander]
+    assert "mv_alpha" not in {w.key for w in at.number_input}
+    assert any("α \\= 10\\," in c.value for c in at.caption)  # md-escaped
+    at.session_state["mv_controls_open"] = True
+    ok(at.run())
+    at.number_input(key="mv_alpha").set_value(5.0)
+    ok(submit(at))
+    assert at.session_state["clustlens"].multiview.config["params"]["alpha"] == 5.0
+    at.session_state["mv_controls_open"] = False
+    ok(at.run())
+    assert "mv_alpha" not in {w.key for w in at.number_input}
+    assert any("α \\= 5\\," in c.value for c in at.caption)
+    at.session_state["mv_controls_open"] = True
+    ok(at.run())
+    assert at.number_input(key="mv_alpha").value == 5.0
+    ok(at.radio(key="mv_source").set_value("upload").run())
+    at.session_state["mv_controls_open"] = False
+    ok(at.run())
+    assert {"mv_up_views", "mv_up_y"} <= {u.key for u in at.get("file_uploader")}
 
 
 def test_hw_subset_out_of_the_box():

@@ -41,6 +41,10 @@ KNN_CHOICES = {
     "paper": ("the paper's: k = 5, 10, …, 60", tuple(range(5, 61, 5))),
 }
 VIEW_TYPES = ["csv", "txt", "tsv", "npy", "npz", "mat"]
+#: Session key of the "Data and parameters" box's open state.
+K_CONTROLS_OPEN = "mv_controls_open"
+#: The box's widgets keep their values while it is closed (and not built).
+KEEP: dict[str, Any] = {"persist_state": "session"}
 
 
 def _default_cfg() -> dict[str, Any]:
@@ -97,18 +101,23 @@ def _controls(s: state.AppState) -> None:
                 cm.HW_DEFAULT_N,
                 100,
                 key="mv_hw_n",
+                persist_state="session",
             )
-            args["seed"] = int(c2.number_input("subset seed", 0, 10_000, 0, key="mv_hw_seed"))
+            args["seed"] = int(
+                c2.number_input("subset seed", 0, 10_000, 0, key="mv_hw_seed", **KEEP)
+            )
         elif source == "synthetic":
             c = st.columns(5)
             args = {
                 "n_per_cluster": int(
-                    c[0].number_input("points per cluster", 5, 300, 30, key="mv_s_n")
+                    c[0].number_input("points per cluster", 5, 300, 30, key="mv_s_n", **KEEP)
                 ),
-                "n_clusters": int(c[1].number_input("clusters", 2, 20, 4, key="mv_s_k")),
-                "n_views": int(c[2].number_input("views", 2, 8, 3, key="mv_s_v")),
-                "noise": float(c[3].number_input("noise", 0.0, 5.0, 0.3, 0.05, key="mv_s_noise")),
-                "seed": int(c[4].number_input("seed", 0, 10_000, 0, key="mv_s_seed")),
+                "n_clusters": int(c[1].number_input("clusters", 2, 20, 4, key="mv_s_k", **KEEP)),
+                "n_views": int(c[2].number_input("views", 2, 8, 3, key="mv_s_v", **KEEP)),
+                "noise": float(
+                    c[3].number_input("noise", 0.0, 5.0, 0.3, 0.05, key="mv_s_noise", **KEEP)
+                ),
+                "seed": int(c[4].number_input("seed", 0, 10_000, 0, key="mv_s_seed", **KEEP)),
             }
         else:
             c1, c2 = st.columns([3, 2])
@@ -130,18 +139,23 @@ def _controls(s: state.AppState) -> None:
         )
         p = st.columns([1, 1, 1, 1, 2])
         params = {
-            "alpha": float(p[0].number_input("α (ridge)", 1e-6, 1e6, 10.0, key="mv_alpha")),
+            "alpha": float(p[0].number_input("α (ridge)", 1e-6, 1e6, 10.0, key="mv_alpha", **KEEP)),
             "beta": float(
-                p[1].number_input("β (spectral term)", 0.0, 1e3, 1e-3, format="%.0e", key="mv_beta")
+                p[1].number_input(
+                    "β (spectral term)", 0.0, 1e3, 1e-3, format="%.0e", key="mv_beta", **KEEP
+                )
             ),
-            "gamma": float(p[2].number_input("γ (fusion scale)", 1e-6, 1e6, 6.0, key="mv_gamma")),
-            "max_iter": int(p[3].number_input("max iterations", 1, 200, 30, key="mv_iter")),
+            "gamma": float(
+                p[2].number_input("γ (fusion scale)", 1e-6, 1e6, 6.0, key="mv_gamma", **KEEP)
+            ),
+            "max_iter": int(p[3].number_input("max iterations", 1, 200, 30, key="mv_iter", **KEEP)),
             "tol": DEFAULT_PARAMS["tol"],
             "init": p[4].selectbox(
                 "initial graphs",
                 list(INITS),
                 format_func=INITS.__getitem__,
                 key="mv_init",
+                persist_state="session",
                 help="The paper does not say how SSF starts. pkn: each view's adaptive "
                 "probabilistic-neighbour graph (k = 10) — ACC 0.981 on all of HW; ridge: the "
                 "self-representation without the spectral term — ACC 0.945.",
@@ -408,8 +422,13 @@ def render() -> None:
         "spectral embedding; a shared structure S with exactly K connected components fuses "
         "them, weighting each view automatically. Features are scaled to [-1, 1] as in the paper."
     )
-    with st.expander("Data and parameters", expanded=s.multiview.config is None):
-        _controls(s)
+    # The box's form is built only while it is open (opening it reruns the page): the demo's
+    # view states its parameters in the note below. With an upload source it stays built,
+    # closed too: a file uploader keeps its files only while it is on the page.
+    box = st.expander("Data and parameters", key=K_CONTROLS_OPEN, on_change="rerun")
+    if box.open or st.session_state.get("mv_source") == "upload":
+        with box:
+            _controls(s)
     cfg = s.multiview.config or _default_cfg()
     with ui.guarded("running SSF"):
         data = _data(s, cfg)
