@@ -185,3 +185,22 @@ def test_on_its_own_page_a_finding_outlines_itself(app: AppTest) -> None:
     at = open_on(app, "views/contingency.py")
     labels = [el.proto.label for el in at.get("page_link")]
     assert "outline it here" in labels and "→ Contingency" not in labels
+
+
+def test_the_costliest_findings_show_and_the_rest_open_in_a_box() -> None:
+    """Summary shows the three costliest findings with their links; the demo's other four
+    (misassignments) are in a box built when opened, links and all."""
+    at = ok(AppTest.from_file(str(APP), default_timeout=90).run())
+    shown = [m.value for m in at.markdown if m.value.startswith("**")]
+    kinds = [v.split("**")[1] for v in shown if "·" in v]
+    assert kinds[:2] == ["merge", "split"] and len(kinds) == 3
+    n_links = len(at.get("page_link"))
+    box = next(e for e in at.expander if "more finding" in e.label)
+    assert box.label.startswith("4 more findings (")
+    at.session_state["diag_more_open_summary"] = True
+    ok(at.run())
+    kinds = [
+        m.value.split("**")[1] for m in at.markdown if m.value.startswith("**") and "·" in m.value
+    ]
+    assert len(kinds) == 7 and kinds.count("misassignment") >= 4
+    assert len(at.get("page_link")) > n_links

@@ -20,6 +20,10 @@ from metrics_core.diagnosis import CAUSE_WORDS, verdict
 
 #: Whether the thresholds' box is open (its widgets are built only then).
 K_THRESHOLDS_OPEN = "diag_thresholds_open"
+#: Session key prefix of each page's "more findings" box (its open state).
+K_MORE_OPEN = "diag_more_open_"
+#: Findings shown at once; the rest are in a box built when opened.
+FIRST_FINDINGS = 3
 
 PAGE_OF = {
     "contingency": "views/contingency.py",
@@ -93,31 +97,53 @@ def show_verdict(found: list[dict[str, Any]]) -> None:
         st.success(verdict(found))
 
 
-def show_findings(found: list[dict[str, Any]], *, limit: int = 8, here: str = "") -> None:
+def show_findings(
+    found: list[dict[str, Any]], *, limit: int = 8, here: str = "", first: int = FIRST_FINDINGS
+) -> None:
     """One finding per line, most costly first: kind, points, cause, words, and links that open
     the pages showing it on its classes or clusters: Contingency (its row or column outlined),
     Affinity when C is given (its classes' blocks, bars and leaks) and Points (its points
-    ringed). A link to ``here`` outlines the finding on the page already open."""
-    for f in found[:limit]:
-        pts = f"{f['points']:,} point{'s' if f['points'] != 1 else ''}"
-        cause = CAUSE_WORDS.get(f["cause"], "")
-        st.markdown(f"**{f['kind']}** · {pts} · *{cause}* — {ui.md_escape(f['text'])}")
-        # a merge is seen in its cluster's column, a split or misassignment in its class's row
-        own = (
-            Focus.of(clusters=f["clusters"][:1]) if f["kind"] == "merge" else Focus.of(f["classes"])
+    ringed). A link to ``here`` outlines the finding on the page already open.
+
+    The ``first`` costliest are shown; the others (up to ``limit``) sit in a box built when
+    opened (five elements a finding: the demo's seven findings were half of Summary's).
+    """
+    shown = found[:limit]
+    for f in shown[:first]:
+        _finding(f, here)
+    rest = shown[first:]
+    if rest:
+        points = sum(int(f["points"]) for f in rest)
+        box = st.expander(
+            f"{len(rest)} more finding{'s' if len(rest) != 1 else ''} "
+            f"({points:,} point{'s' if points != 1 else ''} in all)",
+            key=f"{K_MORE_OPEN}{here or 'summary'}",
+            on_change="rerun",
         )
-        classes = Focus.of(f["classes"])
-        targets = [("contingency", own, "its row or column outlined")]
-        if f["cause"] != "unknown" and classes:
-            targets.append(("affinity", classes, "its classes outlined, with CONN, SRE, leaks"))
-        targets.append(("points", own, "its points ringed and listed"))
-        row = st.container(horizontal=True, gap="medium")
-        for page, focus, what in targets:
-            if focus:
-                label = "outline it here" if page == here else f"→ {page.capitalize()}"
-                _link(row, page, label, focus, f"the {page.capitalize()} page, {what}")
+        if box.open:
+            with box:
+                for f in rest:
+                    _finding(f, here)
     if len(found) > limit:
         ui.note(
             f"{len(found) - limit} smaller findings in the report and in `clustlens evaluate "
             "--explain`"
         )
+
+
+def _finding(f: dict[str, Any], here: str) -> None:
+    """One finding: its line and its links."""
+    pts = f"{f['points']:,} point{'s' if f['points'] != 1 else ''}"
+    cause = CAUSE_WORDS.get(f["cause"], "")
+    st.markdown(f"**{f['kind']}** · {pts} · *{cause}* — {ui.md_escape(f['text'])}")
+    own = Focus.of(clusters=f["clusters"][:1]) if f["kind"] == "merge" else Focus.of(f["classes"])
+    classes = Focus.of(f["classes"])
+    targets = [("contingency", own, "its row or column outlined")]
+    if f["cause"] != "unknown" and classes:
+        targets.append(("affinity", classes, "its classes outlined, with CONN, SRE, leaks"))
+    targets.append(("points", own, "its points ringed and listed"))
+    row = st.container(horizontal=True, gap="medium")
+    for page, focus, what in targets:
+        if focus:
+            label = "outline it here" if page == here else f"→ {page.capitalize()}"
+            _link(row, page, label, focus, f"the {page.capitalize()} page, {what}")
