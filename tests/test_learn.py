@@ -162,7 +162,14 @@ def app():
 
 
 def _shown(at, tab: int = 0) -> dict[str, str]:
-    return {m.label: m.value for m in at.tabs[tab].metric}
+    """The values shown in a tab: ``st.metric`` and grids of cards (``ui.metric_cards``)."""
+    bodies = [el.proto.body for el in at.tabs[tab].get("html")]
+    cards = "".join(b for b in bodies if "cl-metrics" in b)
+    found = re.findall(
+        r'cl-metric-label">([^<]*)</div><div class="cl-metric-value">([^<]*)</div>', cards
+    )
+    shown = {m.label: m.value for m in at.tabs[tab].metric}
+    return shown | {html.unescape(label): html.unescape(value) for label, value in found}
 
 
 def _open_tab(at, label: str) -> None:
@@ -233,6 +240,9 @@ def test_each_scenario_button_shows_its_known_values(app):
 
 
 def test_typing_a_table_recomputes_every_metric(app):
+    assert "learn_table_text" not in {t.key for t in app.text_area}  # built when opened
+    app.session_state["learn_type_open"] = True
+    app.run()
     app.text_area(key="learn_table_text").set_value("5 0\n5 0\n0 5").run()
     app.button(key="learn_table_apply").click().run()
     shown = _shown(app)

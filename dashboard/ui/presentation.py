@@ -66,6 +66,13 @@ LAYOUT_RULES = (
     "border-bottom: 2px solid rgba(128, 128, 128, 0.45); }",
     ".cl-table td { padding: 0.4em 0.6em; vertical-align: top; overflow-wrap: anywhere; "
     "border-bottom: 1px solid rgba(128, 128, 128, 0.25); }",
+    # labelled values (widgets.metric_cards): st.metric's look, one element for all
+    ".cl-metrics { display: grid; gap: 1rem; margin: 0.25rem 0 0.5rem; }",
+    ".cl-metric-label { font-size: 0.875rem; line-height: 1.6; color: inherit; }",
+    ".cl-metric-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem; "
+    "color: inherit; overflow-wrap: anywhere; }",
+    "@container (max-width: 640px) { .cl-metrics { grid-template-columns: repeat(2, 1fr) "
+    "!important; } }",
     # preformatted text (widgets.preformatted): st.code's look without its highlighter
     ".cl-pre { font-family: 'Source Code Pro', monospace; font-size: 0.875em; line-height: 1.6; "
     "white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; padding: 1em 1.25em; "

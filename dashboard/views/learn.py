@@ -40,6 +40,7 @@ from metrics_core.validation._errors import ClustlensInputError  # noqa: E402
 
 K_AVERAGE = "learn_average_method"  # the normaliser widget's key
 K_TAB = "learn_tab"  # the open tab (only its content runs)
+K_TYPE_OPEN = "learn_type_open"  # the "Type or paste a table" box is open
 K_STEP = "learn_step_"  # + an explanation's key: whether its step-by-step box is open
 DEFAULT_SCENARIO = "seed"
 
@@ -86,9 +87,7 @@ def _set_table(table: np.ndarray, scenario: str | None) -> None:
 
 # ----------------------------------------------------------------------------- sections
 def _metrics_row(values: dict) -> None:
-    cols = st.columns(5)
-    for i, (key, label) in enumerate(HEADLINE):
-        cols[i % 5].metric(label, _fmt(float(values[key])))
+    ui.metric_cards([(label, _fmt(float(values[key]))) for key, label in HEADLINE])
 
 
 def _scenario_buttons() -> None:
@@ -134,12 +133,17 @@ def _table_editor() -> np.ndarray:
     if b4.button("Remove last cluster", key="learn_del_col", disabled=c <= 1):
         _set_table(table[:, :-1], None)
         st.rerun()
-    with st.expander("Type or paste a table instead"):
+    # built when opened (a rerun): the text box's script is fetched only by who types a table
+    box = st.expander("Type or paste a table instead", key=K_TYPE_OPEN, on_change="rerun")
+    if not box.open:
+        return table
+    with box:
         text = st.text_area(
             "One class per line, counts separated by spaces or commas; [[3, 44, 3], [2, 4, 44]] "
             "works too.",
             key="learn_table_text",
             height=100,
+            persist_state="session",
         )
         if st.button("Use this table", key="learn_table_apply"):
             try:

@@ -37,6 +37,7 @@ _OVERFLOW_JS = """(main) => {
   const sel = ['[data-testid="stPlotlyChart"]', '.clustlens-chart', '.js-plotly-plot .main-svg',
     '[data-testid="stDataFrame"]', '[data-testid="stTable"]', 'table.cl-table',
     '[data-testid="stImage"]', '[data-testid="stHorizontalBlock"]', '[data-testid="stMetric"]',
+    '.cl-metric', 'pre.cl-pre',
     'h1', 'h2', 'h3'].join(',');
   for (const e of m.querySelectorAll(sel)) {
     if (!e.getClientRects().length || e.closest('details:not([open])')) continue;
