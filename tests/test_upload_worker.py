@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -270,12 +271,15 @@ class _NoThread:
 
 def test_the_warm_up_makes_way_for_page_runs():
     """The warm-up's steps wait while a page is being built (a thread named as Streamlit's
-    script thread is alive), and go ahead once none is, or after their timeout."""
+    script thread is alive), and go ahead once none has been for ``idle_s``, or after their
+    timeout."""
     import threading
+    import time
 
     import dashboard.inputs._build as build
 
-    assert not build.script_running() and build.wait_quiet(timeout_s=0.1)
+    assert not build.script_running() and build.wait_quiet(timeout_s=1.0, idle_s=0.05)
+    assert build.wait_quiet(timeout_s=0.1, idle_s=0.5) is False  # not quiet long enough yet
     release = threading.Event()
     run = threading.Thread(target=release.wait, name=build.SCRIPT_THREAD, daemon=True)
     run.start()
@@ -283,7 +287,9 @@ def test_the_warm_up_makes_way_for_page_runs():
         assert build.script_running()
         assert build.wait_quiet(timeout_s=0.1) is False  # still building: timed out
         threading.Timer(0.1, release.set).start()
-        assert build.wait_quiet(timeout_s=5.0) is True  # the run ended: go ahead
+        t0 = time.monotonic()
+        assert build.wait_quiet(timeout_s=5.0, idle_s=0.3) is True  # the run ended: go ahead,
+        assert time.monotonic() - t0 >= 0.1 + 0.3 - 0.05  # once quiet for idle_s
     finally:
         release.set()
         run.join()
@@ -299,3 +305,29 @@ def test_streamlit_still_names_its_script_thread_so():
     import dashboard.inputs._build as build
 
     assert f'"{build.SCRIPT_THREAD}"' in inspect.getsource(ScriptRunner)
+
+
+def test_the_model_imports_hurry_once_a_model_page_is_opened():
+    """Before: a warm-up step waits for a pause (no page built for QUIET_IDLE_S). After Sweep or
+    Multi-view was opened (their Run needs scikit-learn): only for no page being built."""
+    import threading
+    import time
+
+    from streamlit.testing.v1 import AppTest
+
+    import dashboard.inputs._build as build
+
+    hurry = threading.Event()
+    assert build.wait_quiet(timeout_s=0.2, idle_s=5.0, hurry=hurry) is False
+    hurry.set()
+    t0 = time.monotonic()
+    assert build.wait_quiet(timeout_s=5.0, idle_s=5.0, hurry=hurry) is True
+    assert time.monotonic() - t0 < 1.0
+
+    app = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+    for page in ("views/sweep.py", "views/multiview.py"):
+        build._MODELS_WANTED.clear()
+        at = AppTest.from_file(str(app), default_timeout=120).run()
+        assert not build._MODELS_WANTED.is_set()  # Summary does not run models
+        at.switch_page(page).run()
+        assert build._MODELS_WANTED.is_set(), page

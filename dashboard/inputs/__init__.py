@@ -16,6 +16,7 @@ from dashboard.inputs._build import (
     from_array,
     load_demo,
     load_hw_demo,
+    models_wanted,
     pad_edge_list,
     warm_up_worker,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "from_array",
     "load_demo",
     "load_hw_demo",
+    "models_wanted",
     "pad_edge_list",
     "warm_up_worker",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard import inputs
 from dashboard.compute import multiview as cm
 from dashboard.figures.multiview import affinity_panels, convergence_figure, weights_bar
 from dashboard.session import budget, state
@@ -415,6 +416,8 @@ def _comparison_table(out: dict[str, Any]) -> None:
 
 
 def render() -> None:
+    # this page's Run needs scikit-learn: the server imports it now, while this page is drawn
+    inputs.models_wanted()
     s = state.get()
     st.title("Multi-view")
     st.caption(

@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard import inputs
 from dashboard.compute import sweep as cs
 from dashboard.compute import sweep_job as job
 from dashboard.figures.sweep import (
@@ -518,6 +519,8 @@ def _setup(box: Any, s: state.AppState) -> None:
 
 # ---------------------------------------------------------------- page
 def render() -> None:
+    # this page's Run needs scikit-learn: the server imports it now, while this page is drawn
+    inputs.models_wanted()
     s = state.get()
     st.title("Sweep")
     st.caption(
