@@ -378,6 +378,11 @@ QUIET_WAIT_S = 30.0
 #: before the browser has drawn the page, and the next click comes soon after; a step started
 #: in that gap (an import holds the interpreter for up to 0.3 s) fell on the next page.
 QUIET_IDLE_S = 0.5
+#: The fork server starts after a longer pause: its process imports numpy, scipy and h5py
+#: (two seconds of a core) and slowed whatever ran beside it — a Run clicked half a second
+#: after the page settled took 0.3-0.5 s longer. A person choosing a file in the upload
+#: dialog leaves that pause.
+FORK_SERVER_IDLE_S = 2.0
 #: Set once a page that runs the models was opened (:func:`models_wanted`).
 _MODELS_WANTED = threading.Event()
 
@@ -433,7 +438,8 @@ def warm_up_worker() -> bool:
     script's end and the next click — except the imports once Sweep or Multi-view was opened
     (:func:`models_wanted`): they go ahead as soon as no page is being built, while the browser
     draws that page, ahead of its Run. (Started right after the first page's script instead,
-    they slowed the cold start by 0.4 s.)
+    they slowed the cold start by 0.4 s.) The fork server waits for a longer pause
+    (:data:`FORK_SERVER_IDLE_S`).
 
     Returns whether this call started it (the app calls it after every script run: once the
     server runs, each later call is free; it used to spawn a parse child on every rerun)."""
@@ -453,7 +459,7 @@ def warm_up_worker() -> bool:
         try:
             from metrics_core.io.worker import warm_up
 
-            wait_quiet()
+            wait_quiet(idle_s=FORK_SERVER_IDLE_S)
             warm_up()
         except Exception:  # the first real upload will report any problem
             pass
