@@ -167,8 +167,8 @@ def needs(fig: Any) -> dict[str, float] | None:
         kind = t.type
         if kind in ("sankey", "pie", "image"):
             return None
-        xs.append(t.x if kind != "heatmap" or t.x is not None else None)
-        ys.append(t.y if kind != "heatmap" or t.y is not None else None)
+        xs.append(t.x)
+        ys.append(t.y)
         if kind == "heatmap":
             if t.coloraxis is None and t.showscale is not False:
                 z = t.z if t.zmin is None or t.zmax is None else [t.zmin, t.zmax]
