@@ -389,3 +389,20 @@ def test_every_chart_offers_png_and_svg_on_request() -> None:
     ok(at.button(key="contingency_heatmap_export_prepare").click().run())
     labels = {str(d.proto.label) for d in at.get("download_button")}
     assert {"PNG", "SVG", "PDF"} <= labels
+
+
+def test_the_sidebar_boxes_are_built_only_when_open():
+    """The counts table, a prediction's own C and the session file are uploaded in boxes built
+    only while open (their uploaders were mounted, closed, on every visit of every page)."""
+    at = start()
+    keys = {u.key for u in at.get("file_uploader")}
+    assert {"up_truth", "up_preds", "up_coef"} <= keys
+    assert not keys & {"up_counts", "up_pred_coef", "session_restore_upload"}
+    labels = [e.label for e in at.sidebar.get("expander")]
+    assert any(lab.startswith("Only counts?") for lab in labels)
+    assert "Its own C (optional)" in labels and "Session: save / restore" in labels
+    for key in ("sidebar_counts_open", "sidebar_own_coef_open", "sessions_box_open"):
+        at.session_state[key] = True
+    ok(at.run())
+    keys = {u.key for u in at.get("file_uploader")}
+    assert {"up_counts", "up_pred_coef", "session_restore_upload"} <= keys

@@ -19,6 +19,7 @@ COUNTS = b"class,cluster,n\na,0,30\na,1,5\nb,1,40\nb,2,3\nc,2,22\n"
 
 def _start() -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=90)
+    at.session_state["sidebar_counts_open"] = True  # its uploader is built only while open
     at.run()
     return ok(at)
 

@@ -38,8 +38,14 @@ def npz(m) -> bytes:
     return buf.getvalue()
 
 
+def _app() -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.session_state["sidebar_own_coef_open"] = True  # its uploader is built only while open
+    return ok(at.run())
+
+
 def with_second_prediction_owning_a_clean_c() -> tuple[AppTest, np.ndarray]:
-    at = ok(AppTest.from_file(str(APP), default_timeout=120).run())
+    at = _app()
     truth = make_demo.build()["truth"]
     run2 = (DEMO / "demo_pred_run2.txt").read_bytes()
     assert at.selectbox(key="active_pred").value.endswith("run1.txt")
@@ -91,7 +97,7 @@ def test_affinity_and_points_use_the_active_predictions_own_c() -> None:
 
 
 def test_own_c_of_the_wrong_size_is_refused_and_nothing_is_lost() -> None:
-    at = ok(AppTest.from_file(str(APP), default_timeout=120).run())
+    at = _app()
     at.file_uploader(key="up_pred_coef").set_value(("small.npz", npz(sp.eye(7)),
                                                     "application/octet-stream"))  # fmt: skip
     ok(at.run())

@@ -24,6 +24,7 @@ def ok(at: AppTest) -> AppTest:
 
 def start(sid: str | None = None) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=120)
+    at.session_state["sessions_box_open"] = True  # its uploader is built only while open
     if sid:
         at.query_params["sid"] = sid
     return ok(at.run())

@@ -36,6 +36,7 @@ K_FINGERPRINT = "sessions_saved_fingerprint"
 K_OFFER = "sessions_offer"  # None: not decided; True: offered; False: declined or restored
 K_MESSAGE = "sessions_message"
 K_UPLOAD = "session_restore_upload"
+K_BOX_OPEN = "sessions_box_open"
 
 
 def _dir() -> Path:
@@ -147,8 +148,12 @@ def offer_last() -> None:
 
 
 def controls() -> None:
-    """Sidebar: save the session as one file, restore one by upload."""
-    with st.expander("Session: save / restore"):
+    """Sidebar: save the session as one file, restore one by upload (built only while its box
+    is open: its uploader was mounted on every visit of every page)."""
+    box = st.expander("Session: save / restore", key=K_BOX_OPEN, on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.download_button(
             "Save session",
             session_bytes,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from typing import Any
 
 import scipy.sparse as sp
 import streamlit as st
@@ -43,6 +44,9 @@ UPLOADER_KEYS = {
 }
 #: role -> how many times its uploader was emptied after a rejected file
 K_UPLOADER_VERSION = "sidebar_uploader_versions"
+#: Open states of the sidebar's boxes (each built only while open).
+K_COUNTS_OPEN = "sidebar_counts_open"
+K_OWN_COEF_OPEN = "sidebar_own_coef_open"
 FORMATS_HELP = {
     "labels": "Accepted: .txt, .csv, .tsv (one label per line, or a column of a table), "
     ".npy (1-D array), .npz or .mat (one variable, picked below).",
@@ -339,7 +343,15 @@ def _show(inp: Input) -> None:
 
 def _own_coef_controls(s: AppState, pred: Input) -> None:
     """Give the shown prediction a C of its own (a sweep setting opened here has one)."""
-    with st.expander("Its own C (optional)", expanded=pred.own_coef is not None):
+    box = st.expander(
+        "Its own C (optional)",
+        expanded=pred.own_coef is not None,
+        key=K_OWN_COEF_OPEN,
+        on_change="rerun",
+    )
+    if not (box.open or pred.own_coef is not None):
+        return
+    with box:
         _handle_uploads(
             s,
             "pred_coef",
@@ -374,6 +386,24 @@ def _remove_active() -> None:
     st.session_state[K_ACTIVE] = s.preds[0].name if s.preds else None
 
 
+def _counts_box(s: AppState, box: Any) -> None:
+    """The counts-table upload, inside its box."""
+    with box:
+        _handle_uploads(
+            s,
+            "counts",
+            st.file_uploader(
+                "Counts table (class, cluster, count)",
+                type=["csv", "tsv", "txt"],
+                key=_uploader_key("counts"),
+                help=FORMATS_HELP["counts"],
+            ),
+        )
+        _messages(s, "counts")
+        if s.from_counts:
+            ui.note(f"labels rebuilt from {s.from_counts}")
+
+
 def render(s: AppState) -> None:
     """Draw the sidebar inputs and apply uploads to ``s``.
 
@@ -390,22 +420,17 @@ def render(s: AppState) -> None:
         if s.messages_for not in ROLE_NAMES:
             _messages(s, s.messages_for)
 
-        with st.expander(
-            "Only counts? Upload a (class, cluster, count) table", expanded=bool(s.from_counts)
-        ):
-            _handle_uploads(
-                s,
-                "counts",
-                st.file_uploader(
-                    "Counts table (class, cluster, count)",
-                    type=["csv", "tsv", "txt"],
-                    key=_uploader_key("counts"),
-                    help=FORMATS_HELP["counts"],
-                ),
-            )
-            _messages(s, "counts")
-            if s.from_counts:
-                ui.note(f"labels rebuilt from {s.from_counts}")
+        # Boxes of the sidebar are built only while open (a rerun opens one): their uploaders
+        # were mounted on every visit of every page, closed, for the few who use them. An
+        # upload is parsed into the session at once, so closing the box loses nothing.
+        counts = st.expander(
+            "Only counts? Upload a (class, cluster, count) table",
+            expanded=bool(s.from_counts),
+            key=K_COUNTS_OPEN,
+            on_change="rerun",
+        )
+        if counts.open or s.from_counts:
+            _counts_box(s, counts)
         st.subheader("Ground truth")
         _handle_uploads(
             s,
