@@ -16,6 +16,7 @@ and their fallbacks with room to spare.
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,9 +39,7 @@ _TAG = re.compile(r"<[^>]+>")
 
 def _lines(text: object) -> list[str]:
     """A label's lines as shown (``<br>`` breaks, other tags and entities stripped)."""
-    parts = re.split(r"<br\s*/?>", str(text))
-    return [_TAG.sub("", p).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-            for p in parts]  # fmt: skip
+    return [html.unescape(_TAG.sub("", p)) for p in re.split(r"<br\s*/?>", str(text))]
 
 
 def text_px(texts: Iterable[object], size: float) -> float:
@@ -94,8 +93,10 @@ def _finite_range(values: Iterable[Any]) -> tuple[float, float] | None:
 def _is_text(values: Any) -> bool:
     if values is None:
         return False
-    a = np.asarray(values, dtype=object).ravel()
-    return a.size > 0 and any(isinstance(v, str) for v in a[:50])
+    a = np.asarray(values)
+    if a.dtype.kind in "biuf":  # numbers: no per-element look (a scatter of 1e5 points)
+        return False
+    return a.size > 0 and any(isinstance(v, str) for v in a.ravel()[:50])
 
 
 def _tick_labels(axis: Mapping[str, Any], data: Sequence[Any]) -> list[str]:
