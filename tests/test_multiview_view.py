@@ -97,6 +97,80 @@ def test_hw_subset_out_of_the_box():
     assert float(cards["ACC"]) > 0.8
 
 
+def test_shipped_demo_fit_is_what_a_fresh_fit_gives():
+    """The demo's SSF fit shipped in demo_data is what fitting the page's default subset with
+    the page's default parameters gives now (timing aside): the same labels, S, per-view panels,
+    weights, objective and ξ search. Rerun ``python -m demo_data.make_multiview_ssf`` when SSF
+    changes on purpose."""
+    from dashboard.compute import multiview as cm
+    from dashboard.views.multiview import DEFAULT_PARAMS
+    from demo_data import make_multiview_ssf as mk
+    from metrics_core.datasets import load_view, stratified_subset
+
+    shipped = mk.load()
+    if shipped is None:
+        pytest.fail(f"{mk.OUT.name} is not shipped: run python -m demo_data.make_multiview_ssf")
+    _res, meta = shipped
+    assert meta["params"] == DEFAULT_PARAMS and (meta["n"], meta["seed"]) == (cm.HW_DEFAULT_N, 0)
+    _X, y = load_view("mor")
+    assert meta["indices"] == stratified_subset(y, meta["n"], meta["seed"]).tolist()
+    data = cm.hw()
+    assert meta["truth"] == data.labels.tolist()
+    got = cm.ssf(data, **DEFAULT_PARAMS)
+    assert got["shipped"] == meta
+    fresh = cm._ssf(data.key, *cm._params(**DEFAULT_PARAMS), data.views, data.labels,
+                    data.view_names)  # fmt: skip
+    assert fresh["shipped"] is None
+    for key, want in fresh.items():
+        have = got[key]
+        if key in ("seconds", "shipped"):
+            continue
+        if key in ("panels", "fused"):
+            for a, b in zip(have if key == "panels" else [have], want if key == "panels" else
+                            [want], strict=True):  # fmt: skip
+                assert a.keys() == b.keys()
+                np.testing.assert_allclose(a["values"], b["values"], rtol=1e-6, atol=1e-9)
+                np.testing.assert_array_equal(a["edges"], b["edges"])
+        elif key == "S":
+            np.testing.assert_allclose(have.toarray(), want.toarray(), rtol=1e-9, atol=1e-12)
+        elif key in ("weights", "weights_normalised", "objective"):
+            np.testing.assert_allclose(have, want, rtol=1e-9, atol=1e-12)
+        elif key == "labels":
+            np.testing.assert_array_equal(have, want)
+        elif key == "xi_log":
+            assert [e | {"xi": 0} for e in have] == [e | {"xi": 0} for e in want]
+            np.testing.assert_allclose([e["xi"] for e in have], [e["xi"] for e in want],
+                                       rtol=1e-9)  # fmt: skip
+        else:
+            assert have == want, key
+
+
+def test_first_visit_shows_the_shipped_fit_without_fitting_or_reading_the_views(monkeypatch):
+    """The demo's first visit needs the labels alone: SSF's fit is shipped, the six views are
+    read on the first Run (the server's warm-up reads them in a pause before that)."""
+    from dashboard.compute import multiview as cm
+
+    def refused(*_a, **_k):
+        raise AssertionError("the demo's first visit fitted SSF or read the views")
+
+    monkeypatch.setattr(cm, "_ssf", refused)
+    monkeypatch.setattr(cm, "_hw_views", refused)
+    at = page(controls_open=False)
+    cards = {m.label: m.value for m in at.metric}
+    assert cards["components of S"] == "10 / K = 10" and "time (precomputed)" in cards
+    help_ = next(m.proto.help for m in at.metric if m.label == "time (precomputed)")
+    assert "demo_data/hw_ssf_demo.npz" in help_
+    assert FIGURES <= set(charts(at))
+    # other parameters are fitted: the views are read then
+    monkeypatch.undo()
+    at.session_state["mv_controls_open"] = True
+    ok(at.run())
+    at.number_input(key="mv_gamma").set_value(5.0)
+    ok(submit(at))
+    cards = {m.label: m.value for m in at.metric}
+    assert "time" in cards and "time (precomputed)" not in cards
+
+
 def test_synthetic_source_and_the_comparison_table():
     at = page()
     ok(at.radio(key="mv_source").set_value("synthetic").run())

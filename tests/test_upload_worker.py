@@ -331,3 +331,32 @@ def test_the_model_imports_hurry_once_a_model_page_is_opened():
         assert not build._MODELS_WANTED.is_set()  # Summary does not run models
         at.switch_page(page).run()
         assert build._MODELS_WANTED.is_set(), page
+
+
+def test_the_warm_up_imports_then_reads_the_hw_views_then_starts_the_fork_server(monkeypatch):
+    """Its steps, in order: scikit-learn's k-means, the six HW views (the demo pages' first Run
+    reads them: the pages open on shipped results), then the fork server."""
+    import threading
+
+    import dashboard.inputs._build as build
+    import metrics_core.datasets as datasets
+    import metrics_core.io.worker as worker
+
+    done: list[str] = []
+
+    class _Now:
+        def __init__(self, target, **_kw):
+            self.target = target
+
+        def start(self) -> None:
+            self.target()
+
+    monkeypatch.setattr(build, "_warm_up_started", False)
+    monkeypatch.setattr(threading, "Thread", _Now)
+    monkeypatch.setattr(build, "wait_quiet", lambda **_kw: True)
+    monkeypatch.setattr(build, "import_module", lambda name: done.append(name))
+    monkeypatch.setattr(datasets, "load_view", lambda name: done.append(f"view {name}"))
+    monkeypatch.setattr(worker, "warm_up", lambda: done.append("fork server"))
+    assert build.warm_up_worker() is True
+    views = [f"view {v}" for v in datasets.VIEWS]
+    assert done == [*build.SKLEARN_STEPS, *views, "fork server"]

@@ -187,7 +187,17 @@ def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
         help="labels are the connected components of S (no k-means); the rank constraint "
         "asks for exactly K",
     )
-    cols[4].metric("time", f"{res['seconds']:.1f} s", border=True)
+    shipped = res.get("shipped")
+    cols[4].metric(
+        "time" if shipped is None else "time (precomputed)",
+        f"{res['seconds']:.1f} s",
+        border=True,
+        help=None
+        if shipped is None
+        else f"of the fit shipped with clustlens for this demo ({shipped['created']}; "
+        "demo_data/hw_ssf_demo.npz, a test refits it): the page shows it at once. Other data or "
+        "parameters are fit when Run SSF is pressed.",
+    )
     log = res.get("xi_log") or []
     if res.get("guard_fired"):
         steps = sum(e["steps"] for e in log)
