@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from html_cards import card_values
 from streamlit.testing.v1 import AppTest
 
 from dashboard.analysis.compare import compare
@@ -35,7 +36,7 @@ def test_compare_page_on_the_demo():
     at.switch_page("views/compare.py").run()
     assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     assert not at.main.error
-    cards = {m.label: m.value for m in at.metric}
+    cards = card_values(at)
     d = make_demo.build()
     want = compare(d["truth"], d["preds"][0], d["preds"][1], Conventions()).summary
     assert cards["points that changed cluster"] == f"{want['changed']:,} / 400"

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
+from html_cards import card_values
 from html_tables import static_tables
 from streamlit.testing.v1 import AppTest
 
@@ -57,7 +58,7 @@ def charts(at: AppTest) -> dict[str, dict]:
 
 
 def cards(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return card_values(at)
 
 
 def errors(at: AppTest) -> list[str]:

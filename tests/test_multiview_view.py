@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from html_cards import card_values, shown_cards
 from streamlit.testing.v1 import AppTest
 
 from dashboard.figures.multiview import (
@@ -92,7 +93,7 @@ def test_hw_subset_out_of_the_box():
     assert len(heatmaps) == 6 and {t.get("coloraxis") for t in heatmaps} == {"coloraxis"}
     caps = "\n".join(unescape(c.value) for c in at.caption)
     assert "HW, six views: 200 digits" in caps
-    cards = {m.label: m.value for m in at.metric}
+    cards = card_values(at)
     assert cards["components of S"] == "10 / K = 10"
     assert float(cards["ACC"]) > 0.8
 
@@ -156,9 +157,9 @@ def test_first_visit_shows_the_shipped_fit_without_fitting_or_reading_the_views(
     monkeypatch.setattr(cm, "_ssf", refused)
     monkeypatch.setattr(cm, "_hw_views", refused)
     at = page(controls_open=False)
-    cards = {m.label: m.value for m in at.metric}
+    cards = card_values(at)
     assert cards["components of S"] == "10 / K = 10" and "time (precomputed)" in cards
-    help_ = next(m.proto.help for m in at.metric if m.label == "time (precomputed)")
+    help_ = shown_cards(at)["time (precomputed)"]["help"]
     assert "demo_data/hw_ssf_demo.npz" in help_
     assert FIGURES <= set(charts(at))
     # other parameters are fitted: the views are read then
@@ -167,7 +168,7 @@ def test_first_visit_shows_the_shipped_fit_without_fitting_or_reading_the_views(
     ok(at.run())
     at.number_input(key="mv_gamma").set_value(5.0)
     ok(submit(at))
-    cards = {m.label: m.value for m in at.metric}
+    cards = card_values(at)
     assert "time" in cards and "time (precomputed)" not in cards
 
 
@@ -193,12 +194,12 @@ def test_synthetic_source_and_the_comparison_table():
 
 def test_initial_graph_choice_changes_the_fit():
     at = page()
-    pkn = float({m.label: m.value for m in at.metric}["ACC"])
+    pkn = float(card_values(at)["ACC"])
     at.selectbox(key="mv_init").set_value("ridge")
     ok(submit(at))
     caps = "\n".join(unescape(c.value) for c in at.caption)
     assert "initial graphs: ridge" in caps
-    ridge = float({m.label: m.value for m in at.metric}["ACC"])
+    ridge = float(card_values(at)["ACC"])
     assert pkn != ridge
 
 
@@ -293,7 +294,7 @@ def test_ssf_result_opens_in_every_view_with_s_as_its_own_c():
     assert at.get("page_link")
     ok(at.switch_page("views/summary.py").run())
     assert not at.error, [unescape(e.value) for e in at.error]
-    cards = {m.label: m.value for m in at.metric}
+    cards = card_values(at)
     sre = mc.subspace_preserving_error(pred.own_coef.value, s.truth.value).value
     assert cards["SRE"] == f"{sre:.3f}"
     ok(at.switch_page("views/points.py").run())

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from html_cards import card_values
 from streamlit.testing.v1 import AppTest
 
 from dashboard.inputs import _session_file as files
@@ -53,7 +54,7 @@ def user_session() -> AppTest:
 
 def summary_cards(at: AppTest) -> dict[str, str]:
     ok(at.switch_page("views/summary.py").run())
-    return {m.label: m.value for m in at.metric}
+    return card_values(at)
 
 
 def test_save_and_restore_give_the_same_numbers_inputs_and_settings() -> None:

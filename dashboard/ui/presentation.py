@@ -68,6 +68,20 @@ LAYOUT_RULES = (
     "border-bottom: 1px solid rgba(128, 128, 128, 0.25); }",
     # labelled values (widgets.metric_cards): st.metric's look, one element for all
     ".cl-metrics { display: grid; gap: 1rem; margin: 0.25rem 0 0.5rem; }",
+    ".cl-bordered .cl-metric { border: 1px solid rgba(128, 128, 128, 0.3); "
+    "border-radius: 0.5rem; padding: 0.75rem 1rem; }",
+    # a card's help: a "?" mark whose text shows on hover or keyboard focus
+    ".cl-help { display: inline-flex; align-items: center; justify-content: center; "
+    "width: 1.05em; height: 1.05em; margin-left: 0.4em; border: 1px solid rgba(128, 128, 128, "
+    "0.7); border-radius: 50%; font-size: 0.75em; line-height: 1; color: rgba(128, 128, 128, "
+    "1); cursor: help; position: relative; vertical-align: 0.1em; }",
+    ".cl-help:hover::after, .cl-help:focus::after { content: attr(data-help); position: "
+    "absolute; left: 0; top: 1.6em; width: max-content; max-width: 20rem; padding: 0.5rem "
+    "0.75rem; border-radius: 0.5rem; background: #262730; color: #fafafa; font-size: 0.8rem; "
+    "line-height: 1.45; white-space: normal; text-align: left; z-index: 1000; "
+    "box-shadow: 0 2px 8px rgba(0, 0, 0, 0.25); }",
+    # the last cards of a grid open their help leftwards (it would leave the window)
+    ".cl-metric:nth-last-child(-n+2) .cl-help::after { left: auto; right: 0; }",
     ".cl-metric-label { font-size: 0.875rem; line-height: 1.6; color: inherit; }",
     ".cl-metric-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem; "
     "color: inherit; overflow-wrap: anywhere; }",

@@ -122,32 +122,49 @@ def preformatted(text: str) -> None:
     st.html(preformatted_html(text))
 
 
-def metric_cards_html(items: Sequence[tuple[str, str]], per_row: int = 5) -> str:
+#: A card: label and value, optionally a help text (shown on hover or focus of a "?" mark).
+Card = tuple[str, str] | tuple[str, str, str | None]
+
+
+def metric_cards_html(items: Sequence[Card], per_row: int = 5, *, border: bool = False) -> str:
     """Labelled values as one grid of cards, ``per_row`` a row, every string escaped.
 
     Examples
     --------
     >>> metric_cards_html([("ACC", "0.88"), ("a<b", "1")], per_row=2)  # doctest: +ELLIPSIS
     '<div class="cl-metrics" style="grid-template-columns: repeat(2, 1fr)">...a&lt;b...</div>'
+    >>> 'data-help="x &gt; 0"' in metric_cards_html([("ACC", "1", "x > 0")])
+    True
     """
-    cards = "".join(
-        f'<div class="cl-metric"><div class="cl-metric-label">{html.escape(str(label))}</div>'
-        f'<div class="cl-metric-value">{html.escape(str(value))}</div></div>'
-        for label, value in items
-    )
+    cards = []
+    for label, value, *rest in items:
+        tip = rest[0] if rest else None
+        mark = (
+            ""
+            if not tip
+            else f'<span class="cl-help" tabindex="0" role="note" aria-label="{html.escape(tip)}" '
+            f'data-help="{html.escape(tip)}">?</span>'
+        )
+        cards.append(
+            f'<div class="cl-metric"><div class="cl-metric-label">{html.escape(str(label))}'
+            f'{mark}</div><div class="cl-metric-value">{html.escape(str(value))}</div></div>'
+        )
+    kind = METRICS_CLASS + (" cl-bordered" if border else "")
     return (
-        f'<div class="{METRICS_CLASS}" style="grid-template-columns: repeat({int(per_row)}, 1fr)">'
-        f"{cards}</div>"
+        f'<div class="{kind}" style="grid-template-columns: repeat({int(per_row)}, 1fr)">'
+        f"{''.join(cards)}</div>"
     )
 
 
-def metric_cards(items: Sequence[tuple[str, str]], per_row: int = 5) -> None:
-    """Labelled values shown as ``st.metric`` shows them (no delta, no help), in one element.
+def metric_cards(items: Sequence[Card], per_row: int = 5, *, border: bool = False) -> None:
+    """Labelled values shown as ``st.metric`` shows them (no delta; help on a "?" mark), in one
+    element.
 
-    Not a ``st.metric`` in a column each: twenty elements for Learn's ten headline values, each
-    costing the browser a few milliseconds to mount on every visit.
+    Not a ``st.metric`` in a column each: two elements a value (Summary's five headline values
+    were eleven elements, Learn's ten twenty), each costing the browser a few milliseconds to
+    mount on every visit.
     """
-    st.html(metric_cards_html(items, per_row))
+    st.html(metric_cards_html(items, per_row, border=border))
 
 
 @contextmanager

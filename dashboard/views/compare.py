@@ -36,12 +36,16 @@ def render() -> None:
     with ui.guarded("comparing the predictions"):
         cmp = compute.comparison_of(s.truth, a, b, conv)
         sm = cmp.summary
-        cols = st.columns(4)
-        cols[0].metric("points that changed cluster", f"{sm['changed']:,} / {sm['points']:,}",
-                       border=True)  # fmt: skip
-        cols[1].metric("toward their class", f"{sm['toward']:,}", border=True)
-        cols[2].metric("away from their class", f"{sm['away']:,}", border=True)
-        cols[3].metric("wrong in both", f"{sm['sideways']:,}", border=True)
+        ui.metric_cards(
+            [
+                ("points that changed cluster", f"{sm['changed']:,} / {sm['points']:,}"),
+                ("toward their class", f"{sm['toward']:,}"),
+                ("away from their class", f"{sm['away']:,}"),
+                ("wrong in both", f"{sm['sideways']:,}"),
+            ],
+            per_row=4,
+            border=True,
+        )
         ui.note(
             "A point changed cluster when its B cluster is not the one matched to its A cluster "
             "(optimal matching of the A × B table); 'right' means in the cluster that ACC's "

@@ -176,27 +176,30 @@ def _controls(s: state.AppState) -> None:
 
 def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
     m = res["metrics"]
-    cols = st.columns(5)
-    cols[0].metric("ACC", f"{m['acc']:.3f}", border=True)
-    cols[1].metric("NMI", f"{m['nmi']:.3f}", border=True)
-    cols[2].metric("ARI", f"{m['ari']:.3f}", border=True)
-    cols[3].metric(
-        "components of S",
-        f"{res['n_components']} / K = {res['n_clusters']}",
-        border=True,
-        help="labels are the connected components of S (no k-means); the rank constraint "
-        "asks for exactly K",
-    )
     shipped = res.get("shipped")
-    cols[4].metric(
-        "time" if shipped is None else "time (precomputed)",
-        f"{res['seconds']:.1f} s",
+    ui.metric_cards(
+        [
+            ("ACC", f"{m['acc']:.3f}"),
+            ("NMI", f"{m['nmi']:.3f}"),
+            ("ARI", f"{m['ari']:.3f}"),
+            (
+                "components of S",
+                f"{res['n_components']} / K = {res['n_clusters']}",
+                "labels are the connected components of S (no k-means); the rank constraint "
+                "asks for exactly K",
+            ),
+            (
+                "time" if shipped is None else "time (precomputed)",
+                f"{res['seconds']:.1f} s",
+                None
+                if shipped is None
+                else f"of the fit shipped with clustlens for this demo ({shipped['created']}; "
+                "demo_data/hw_ssf_demo.npz, a test refits it): the page shows it at once. Other "
+                "data or parameters are fit when Run SSF is pressed.",
+            ),
+        ],
+        per_row=5,
         border=True,
-        help=None
-        if shipped is None
-        else f"of the fit shipped with clustlens for this demo ({shipped['created']}; "
-        "demo_data/hw_ssf_demo.npz, a test refits it): the page shows it at once. Other data or "
-        "parameters are fit when Run SSF is pressed.",
     )
     log = res.get("xi_log") or []
     if res.get("guard_fired"):

@@ -59,15 +59,16 @@ def _controls(s: state.AppState) -> None:
 
 def _cards(m: dict, conv: Conventions) -> None:
     keys = [k for k in HEADLINE if k in m]
-    cols = st.columns(len(keys))
     info = {i.key: i for i in mc.METRICS}
-    for col, k in zip(cols, keys, strict=True):
+    cards = []
+    for k in keys:
         label = column_label(k)
         if k == "nmi":
             label = f"NMI ({conv.average_method})"
         i = info.get(k)
         helptext = f"{i.name}: {i.formula}. {i.convention}" if i else None
-        col.metric(label, compute.fmt(m[k], 3), help=helptext, border=True)
+        cards.append((label, compute.fmt(m[k], 3), helptext))
+    ui.metric_cards(cards, per_row=max(1, len(cards)), border=True)
 
 
 #: The catalogue's columns, in order, and their widths (percent): the same in every family's

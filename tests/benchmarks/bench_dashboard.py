@@ -193,7 +193,7 @@ def cold_start() -> float | None:
                 except OSError:
                     time.sleep(0.05)
             page.goto(f"http://127.0.0.1:{port}/")
-            page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+            page.wait_for_selector('.cl-metric, [data-testid="stMetric"]', timeout=60_000)
             return time.perf_counter() - t0
         finally:
             browser.close()
