@@ -72,9 +72,9 @@ LAYOUT_RULES = (
     "border-radius: 0.5rem; padding: 0.75rem 1rem; }",
     # a card's help: a "?" mark whose text shows on hover or keyboard focus
     ".cl-help { display: inline-flex; align-items: center; justify-content: center; "
-    "width: 1.05em; height: 1.05em; margin-left: 0.4em; border: 1px solid rgba(128, 128, 128, "
-    "0.7); border-radius: 50%; font-size: 0.75em; line-height: 1; color: rgba(128, 128, 128, "
-    "1); cursor: help; position: relative; vertical-align: 0.1em; }",
+    "width: 1.05em; height: 1.05em; margin-left: 0.4em; border: 1px solid currentColor; "
+    "border-radius: 50%; font-size: 0.75em; line-height: 1; color: inherit; cursor: help; "
+    "position: relative; vertical-align: 0.1em; }",
     ".cl-help:hover::after, .cl-help:focus::after { content: attr(data-help); position: "
     "absolute; left: 0; top: 1.6em; width: max-content; max-width: 20rem; padding: 0.5rem "
     "0.75rem; border-radius: 0.5rem; background: #262730; color: #fafafa; font-size: 0.8rem; "
