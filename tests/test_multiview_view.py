@@ -273,6 +273,24 @@ def test_one_colour_scale_across_views():
     assert lines[0].x[0] == 3 - 0.5 and lines[0].hoverinfo == "skip"  # between points 2 and 3
 
 
+def test_panels_of_the_same_classes_name_them_on_the_outer_axes_only():
+    """Six panels in two rows of three: class names under the bottom row and left of the first
+    column (the other axes would repeat them); panels of other classes keep their own."""
+    panels = [_panel(1.0 + i) for i in range(6)]
+    fig = affinity_panels(panels, [f"v{i}" for i in range(6)], log=False)
+    shown_x = [fig.layout[f"xaxis{'' if i == 1 else i}"].showticklabels for i in range(1, 7)]
+    shown_y = [fig.layout[f"yaxis{'' if i == 1 else i}"].showticklabels for i in range(1, 7)]
+    assert shown_x == [False, False, False, None, None, None]
+    assert shown_y == [None, False, False, None, False, False]
+    assert list(fig.layout.xaxis4.ticktext) == ["&lt;i&gt;a&lt;/i&gt;", "b"]
+    other = dict(_panel(1.0), group_names=["c", "d"])
+    fig = affinity_panels([_panel(1.0), other], ["v1", "v2"], log=False)
+    assert fig.layout.yaxis2.showticklabels is None and list(fig.layout.yaxis2.ticktext) == [
+        "c",
+        "d",
+    ]
+
+
 def test_weights_and_convergence():
     w = weights_bar(["<b>x</b>", "y"], [0.25, 0.75], [0.1, 0.3])
     assert list(w.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "y"]

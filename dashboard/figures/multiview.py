@@ -66,6 +66,15 @@ def affinity_panels(
         vertical_spacing=0.09 if nrows > 1 else 0.05,
     )
     lims = shared_limits(panels, log) if panels else (0.0, 1.0)
+    # Panels of the same points sorted the same way name their classes on the outer axes only
+    # (left column, bottom of each column), as a grid with shared axes does: the same labels
+    # on twelve axes cost a third of the figure's drawing.
+    same = all(
+        list(q["group_names"]) == list(panels[0]["group_names"])
+        and np.array_equal(q["bounds"], panels[0]["bounds"])
+        and np.array_equal(q["edges"], panels[0]["edges"])
+        for q in panels
+    )
     bar_title = f"log10 {colour_title}" if log else colour_title
     traces: list[Any] = []
     for k, p in enumerate(panels):
@@ -102,8 +111,14 @@ def affinity_panels(
             ticks = {"tickmode": "array", "tickvals": centres, "ticktext": names}
         common = {"showgrid": False, "zeroline": False, "constrain": "domain",
                   "tickfont": {"size": 10}, **ticks}  # fmt: skip
+        inner_x = same and k + ncols < n_panels  # a panel below it names the classes
+        inner_y = same and k % ncols != 0
         layout[x_name].update(range=[-0.5, n_bins - 0.5], **common)
         layout[y_name].update(range=[n_bins - 0.5, -0.5], scaleanchor=on["xaxis"], **common)
+        if inner_x:
+            layout[x_name]["showticklabels"] = False
+        if inner_y:
+            layout[y_name]["showticklabels"] = False
     layout["plot_bgcolor"] = "white"
     if shared:
         bar: dict[str, Any] = {"title": {"text": bar_title}, "thickness": 14}
