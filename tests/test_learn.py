@@ -224,30 +224,14 @@ def test_each_scenario_button_shows_its_known_values(app):
     labels = dict((k, lab) for k, lab in [("acc", "ACC"), ("purity", "purity"), ("ari", "ARI"),
                   ("nmi", "NMI"), ("ami", "AMI"), ("homogeneity", "homogeneity"),
                   ("completeness", "completeness")])  # fmt: skip
-    pills = app.button_group(key="learn_scenario")
-    assert pills.value == "seed" and pills.options == [sc.name for sc in ls.SCENARIO_LIST]
     for sc in ls.SCENARIO_LIST:
-        app.button_group(key="learn_scenario").set_value(sc.key).run()
+        app.button(key=f"scn_{sc.key}").click().run()
         assert not app.exception, (sc.key, [e.value for e in app.exception])
         shown = _shown(app)
         for key, expected in sc.expected.items():
             if key in labels and sc.tolerance < 1e-6:
                 assert shown[labels[key]] == f"{expected:.4f}", (sc.key, key)
         assert any(sc.explanation[0] in i.value for i in app.info), sc.key
-        assert app.button_group(key="learn_scenario").value == sc.key
-
-
-def test_an_edited_table_is_no_scenario_and_unpicking_keeps_the_table(app):
-    """The pills show the scenario the table is: none once the table is changed; unpicking
-    the picked one keeps its table."""
-    app.button_group(key="learn_scenario").set_value("perfect").run()
-    before = _shown(app)
-    app.button_group(key="learn_scenario").set_value(None).run()
-    assert not app.exception and _shown(app) == before and not app.info
-    app.button_group(key="learn_scenario").set_value("merged").run()
-    app.button(key="learn_add_row").click().run()
-    assert not app.exception
-    assert app.button_group(key="learn_scenario").value is None and not app.info
 
 
 def test_typing_a_table_recomputes_every_metric(app):

@@ -353,3 +353,21 @@ def test_shipped_comparison_shows_at_once_and_recompute_can_be_stopped():
     ok(at.button(key="mv_proto_back").click().run())
     assert at.session_state["clustlens"].multiview.protocol is None
     assert "precomputed" in " ".join(unescape(i.value) for i in at.info)
+
+
+def test_a_damaged_shipped_fit_is_fitted_instead(monkeypatch, tmp_path):
+    """An unreadable shipped file is logged, and the page fits SSF as for any other data."""
+    from dashboard.compute import multiview as cm
+    from dashboard.views.multiview import DEFAULT_PARAMS
+    from demo_data import make_multiview_ssf as mk
+
+    bad = tmp_path / "hw_ssf_demo.npz"
+    bad.write_bytes(b"not a zip file")
+    monkeypatch.setattr(mk, "OUT", bad)
+    monkeypatch.setattr(mk.load, "__defaults__", (bad,))
+    cm._shipped_fit.clear()
+    try:
+        out = cm.ssf(cm.hw(), **DEFAULT_PARAMS)
+        assert out["shipped"] is None and out["n_components"] == 10
+    finally:
+        cm._shipped_fit.clear()

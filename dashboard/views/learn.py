@@ -42,7 +42,6 @@ K_AVERAGE = "learn_average_method"  # the normaliser widget's key
 K_TAB = "learn_tab"  # the open tab (only its content runs)
 K_TYPE_OPEN = "learn_type_open"  # the "Type or paste a table" box is open
 K_STEP = "learn_step_"  # + an explanation's key: whether its step-by-step box is open
-K_SCENARIO = "learn_scenario"  # the scenario pills (the scenario the table is, if any)
 DEFAULT_SCENARIO = "seed"
 
 #: The metrics shown as cards and exported; their names come from the catalogue.
@@ -91,33 +90,15 @@ def _metrics_row(values: dict) -> None:
     ui.metric_cards([(label, _fmt(float(values[key]))) for key, label in HEADLINE])
 
 
-def _pick_scenario() -> None:
-    """Pills callback: the picked scenario's table replaces the table (unpicking keeps it)."""
-    key = st.session_state.get(K_SCENARIO)
-    if key in ls.SCENARIOS:
-        _set_table(ls.SCENARIOS[key].array(), key)
-    else:
-        _page().scenario = None
-
-
 def _scenario_buttons() -> None:
     st.subheader("Scenarios")
+    cols = st.columns(3)
+    for i, sc in enumerate(ls.SCENARIO_LIST):
+        if cols[i % 3].button(sc.name, key=f"scn_{sc.key}", width="stretch"):
+            _set_table(sc.array(), sc.key)
     current = _page().scenario
-    shown = current if current in ls.SCENARIOS else None
-    # the pills show the scenario the table is (none once the table was edited)
-    if st.session_state.get(K_SCENARIO) != shown:
-        st.session_state[K_SCENARIO] = shown
-    # one element for nine scenarios (nine buttons in columns were thirteen to mount)
-    st.pills(
-        "Load a known case into the table",
-        [sc.key for sc in ls.SCENARIO_LIST],
-        format_func=lambda k: ls.SCENARIOS[k].name,
-        key=K_SCENARIO,
-        on_change=_pick_scenario,
-        label_visibility="collapsed",
-    )
-    if shown is not None:
-        sc = ls.SCENARIOS[shown]
+    if current in ls.SCENARIOS:
+        sc = ls.SCENARIOS[current]
         st.info(f"**{sc.name}.** {sc.explanation[0]}  \n{sc.explanation[1]}")
 
 
