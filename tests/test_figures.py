@@ -578,3 +578,27 @@ def test_margins_are_reserved_for_labels_titles_colour_bars_and_legends():
     wide = go.Figure(fig).update_layout(margin={"l": 400})
     assert margins.reserve(wide).layout.margin.l == 400  # never narrower
     assert margins.at_least(go.Figure(fig), l=1, b=99).layout.margin.b == 99
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"height": 380, "subtitle": "a subtitle long enough to wrap onto a second line, or more"},
+        {"top_axis": True, "top_labels_px": 30, "height": 500},
+        {"above_plot_px": 28, "after": {"margin": {"l": 40, "b": 40}}},
+    ],
+)
+def test_a_figure_built_in_one_call_equals_the_styled_figure(kw):
+    """``_style.figure`` (one constructor) gives the JSON that building the figure and then
+    ``style()`` gives (several updates): one layout formula, two costs."""
+    from dashboard.figures._style import figure, style
+
+    bars = [go.Bar(x=["a", "b"], y=[1, 2], name="n"), go.Scatter(x=["a"], y=[1], name="m")]
+    layout = {"xaxis": {"title": {"text": "class"}}, "margin": {"l": 99}, "legend": {"x": 0}}
+    after = kw.pop("after", None)
+    one = figure(bars, layout, "A title", after=after, **kw)
+    two = style(go.Figure(data=bars, layout=layout), "A title", **kw)
+    if after:
+        two.update_layout(after)
+    assert json.loads(one.to_json()) == json.loads(two.to_json())

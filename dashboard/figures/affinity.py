@@ -22,13 +22,14 @@ from dashboard.figures._style import (
     SEQ_AFFINITY_NONZERO,
     SEQ_LEAK,
     category_ticks,
+    figure,
     focus_bands,
     focus_marker_lines,
     grid_lines,
     pct,
     plain_all,
     scatter_class,
-    style,
+    style_layout,
     unique_names,
 )
 
@@ -162,7 +163,7 @@ def affinity_figure(
         idx = np.round(_scaled(values, log, lims) * 255)
         rgb = _lut(scale)[np.nan_to_num(idx, nan=0).astype(np.intp)]
         rgb[~(values > 0)] = 255  # no coefficient at all: white (the scale starts coloured)
-        fig = go.Figure(
+        traces: list[Any] = [
             go.Image(
                 source=to_png_uri(rgb),
                 x0=0,
@@ -170,9 +171,9 @@ def affinity_figure(
                 dx=1,
                 dy=1,
                 hovertemplate="row bin %{y}, column bin %{x}<extra></extra>",
-            )
-        )
-        fig.add_trace(_colorbar_trace(lims, log, scale))
+            ),
+            _colorbar_trace(lims, log, scale),
+        ]
         sizes = np.diff(edges)
         note = (
             f"pooled for display: {n:,} points → {n_bins} x {n_bins} bins of "
@@ -188,7 +189,7 @@ def affinity_figure(
             + ("log10 |C|+|C|ᵀ = %{z:.2f}" if log else "|C|+|C|ᵀ = %{z:.3g}")
             + "<extra></extra>"
         )
-        fig = go.Figure(
+        traces = [
             go.Heatmap(
                 z=z.astype(np.float32),
                 colorscale=scale,
@@ -198,9 +199,9 @@ def affinity_figure(
                 hoverongaps=False,
                 colorbar=_colorbar("log10 |C|+|C|ᵀ" if log else "|C|+|C|ᵀ"),
             )
-        )
+        ]
         note = f"all {n:,} x {n:,} cells; hover for values"
-    fig.add_trace(
+    traces.append(
         grid_lines(
             (b_axis[1:-1] - 0.5).tolist(),
             -0.5,
@@ -210,37 +211,41 @@ def affinity_figure(
         )
     )
     spans = [(b_axis[g] - 0.5, b_axis[g + 1] - 0.5) for g in focus_groups]
-    fig.update_layout(shapes=focus_bands(spans, spans, (-0.5, n_bins - 0.5), (-0.5, n_bins - 0.5)))
     ticks: dict[str, Any] = {"showticklabels": False, "ticks": ""}
     if len(names) <= TICK_LIMIT:
         ticks = {"tickmode": "array", "tickvals": centres.tolist(), "ticktext": names}
-    fig.update_xaxes(
-        range=[-0.5, n_bins - 0.5],
-        showgrid=False,
-        zeroline=False,
-        constrain="domain",
-        title=f"points sorted by {display['sort_mode']} "
-        f"({display['group_kind']} boundaries in red)",
-        **ticks,
-    )
-    fig.update_yaxes(
-        range=[n_bins - 0.5, -0.5],
-        showgrid=False,
-        zeroline=False,
-        scaleanchor="x",
-        constrain="domain",
-        **ticks,
-    )
-    fig.update_layout(plot_bgcolor="white")
+    layout = {
+        "shapes": focus_bands(spans, spans, (-0.5, n_bins - 0.5), (-0.5, n_bins - 0.5)),
+        "xaxis": {
+            "range": [-0.5, n_bins - 0.5],
+            "showgrid": False,
+            "zeroline": False,
+            "constrain": "domain",
+            "title": {
+                "text": f"points sorted by {display['sort_mode']} "
+                f"({display['group_kind']} boundaries in red)"
+            },
+            **ticks,
+        },
+        "yaxis": {
+            "range": [n_bins - 0.5, -0.5],
+            "showgrid": False,
+            "zeroline": False,
+            "scaleanchor": "x",
+            "constrain": "domain",
+            **ticks,
+        },
+        "plot_bgcolor": "white",
+    }
     title = f"Affinity |C| + |C|ᵀ ({'log' if log else 'linear'} colour)"
-    fig = style(fig, title, height=760, subtitle=f"{note}; white = no coefficient (exactly 0)")
+    styled = {"height": 760, "subtitle": f"{note}; white = no coefficient (exactly 0)"}
+    head = style_layout(title, **styled)
     # room between the subtitle and the plot for the horizontal colour bar (enough that the
     # bar needs no margin push: the title would not follow it)
     bar = 75
-    fig.update_layout(
-        margin={"t": fig.layout.margin.t + bar}, title={"pad": {"b": fig.layout.title.pad.b + bar}}
-    )
-    return fig
+    after = {"margin": {"t": head["margin"]["t"] + bar},
+             "title": {"pad": {"b": head["title"]["pad"]["b"] + bar}}}  # fmt: skip
+    return figure(traces, layout, title, after=after, **styled)
 
 
 def extreme_mask(values: np.ndarray, which: str, rtol: float = 1e-9) -> np.ndarray:
@@ -281,24 +286,25 @@ def conn_bars(
     low = extreme_mask(vals, "min")
     word = "weakest" if low.sum() == 1 else f"tied weakest ({int(low.sum())})"
     colors = [BAD if low[i] else QUALITATIVE[0] for i in range(len(vals))]
-    fig = go.Figure(
-        go.Bar(
-            x=x,
-            y=np.where(finite, vals, 0.0),
-            marker={"color": colors, "line": focus_marker_lines(len(vals), focus)},
-            text=[word if low[i] else "" for i in range(len(vals))],
-            textposition="outside",
-            textfont={"color": BAD, "size": 13},
-            cliponaxis=False,
-            hovertemplate="class %{x}<br>λ₂ = %{y:.4f}<extra></extra>",
-        )
+    bars = go.Bar(
+        x=x,
+        y=np.where(finite, vals, 0.0),
+        marker={"color": colors, "line": focus_marker_lines(len(vals), focus)},
+        text=[word if low[i] else "" for i in range(len(vals))],
+        textposition="outside",
+        textfont={"color": BAD, "size": 13},
+        cliponaxis=False,
+        hovertemplate="class %{x}<br>λ₂ = %{y:.4f}<extra></extra>",
     )
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x, title="true class",
-                     **category_ticks(x, len(x)))  # fmt: skip
     top = float(np.nanmax(vals[finite])) if finite.any() else 1.0
-    fig.update_yaxes(title="λ₂ (CONN)", range=[0, 1.15 * top if top > 0 else 1.0])
-    return style(
-        fig,
+    layout = {
+        "xaxis": {"type": "category", "categoryorder": "array", "categoryarray": x,
+                  "title": {"text": "true class"}, **category_ticks(x, len(x))},
+        "yaxis": {"title": {"text": "λ₂ (CONN)"}, "range": [0, 1.15 * top if top > 0 else 1.0]},
+    }  # fmt: skip
+    return figure(
+        [bars],
+        layout,
         title or "Connectivity (CONN) per class",
         subtitle="higher = better connected; 0 = the class falls apart",
         height=380,
@@ -315,26 +321,27 @@ def sre_class_bars(
     x = unique_names(plain_all(class_names))
     high = extreme_mask(vals, "max") & (np.nan_to_num(vals) > 0)
     word = "worst" if high.sum() == 1 else f"tied worst ({int(high.sum())})"
-    fig = go.Figure(
-        go.Bar(
-            x=x,
-            y=vals,
-            marker={
-                "color": [BAD if high[i] else QUALITATIVE[1] for i in range(len(vals))],
-                "line": focus_marker_lines(len(vals), focus),
-            },
-            text=[word if high[i] else "" for i in range(len(vals))],
-            textposition="outside",
-            textfont={"color": BAD, "size": 13},
-            cliponaxis=False,
-            hovertemplate="class %{x}<br>SRE = %{y:.4f}<extra></extra>",
-        )
+    bars = go.Bar(
+        x=x,
+        y=vals,
+        marker={
+            "color": [BAD if high[i] else QUALITATIVE[1] for i in range(len(vals))],
+            "line": focus_marker_lines(len(vals), focus),
+        },
+        text=[word if high[i] else "" for i in range(len(vals))],
+        textposition="outside",
+        textfont={"color": BAD, "size": 13},
+        cliponaxis=False,
+        hovertemplate="class %{x}<br>SRE = %{y:.4f}<extra></extra>",
     )
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x, title="true class",
-                     **category_ticks(x, len(x)))  # fmt: skip
-    fig.update_yaxes(title="SRE (share outside)", range=[0, 1])
-    return style(
-        fig,
+    layout = {
+        "xaxis": {"type": "category", "categoryorder": "array", "categoryarray": x,
+                  "title": {"text": "true class"}, **category_ticks(x, len(x))},
+        "yaxis": {"title": {"text": "SRE (share outside)"}, "range": [0, 1]},
+    }  # fmt: skip
+    return figure(
+        [bars],
+        layout,
         "Subspace-preserving error (SRE) per class",
         subtitle="share of each point's |coefficients| outside its class; lower = better",
         height=380,
@@ -400,9 +407,12 @@ def sre_points(
                 },
             )
         ]
-    fig = go.Figure(traces)
-    fig.update_layout(
-        shapes=[
+    xaxis: dict[str, Any] = {"title": {"text": "points sorted by ground truth"}}
+    if len(names) <= TICK_LIMIT:
+        centres = (np.asarray(bounds)[:-1] + np.asarray(bounds)[1:]) / 2
+        xaxis.update(tickmode="array", tickvals=centres.tolist(), ticktext=names)
+    layout = {
+        "shapes": [
             {
                 "type": "line",
                 "xref": "x",
@@ -414,14 +424,11 @@ def sre_points(
                 "line": {"color": NEUTRAL, "width": 1, "dash": "dot"},
             }
             for b in bounds[1:-1]
-        ]
-    )
-    if len(names) <= TICK_LIMIT:
-        centres = (np.asarray(bounds)[:-1] + np.asarray(bounds)[1:]) / 2
-        fig.update_xaxes(tickmode="array", tickvals=centres.tolist(), ticktext=names)
-    fig.update_xaxes(title="points sorted by ground truth")
-    fig.update_yaxes(title="SRE of the point", range=[-0.02, 1.02])
-    return style(fig, "Subspace-preserving error per point", height=360)
+        ],
+        "xaxis": xaxis,
+        "yaxis": {"title": {"text": "SRE of the point"}, "range": [-0.02, 1.02]},
+    }
+    return figure(traces, layout, "Subspace-preserving error per point", height=360)
 
 
 @memoised
@@ -497,28 +504,30 @@ def leakage_heatmap(
         **({"text": kept_text, "texttemplate": "%{text}"} if show_text else {}),
         **common,
     )
-    fig = go.Figure([leak, inside])
     spans = [(i - 0.5, i + 0.5) for i in focus]
-    fig.update_layout(shapes=focus_bands(spans, spans, (-0.5, k - 0.5), (-0.5, k - 0.5)))
-    fig.update_xaxes(
-        type="category",
-        categoryorder="array",
-        categoryarray=names,
-        title="onto class b",
-        side="bottom",
-        **category_ticks(names, k),
-    )
-    fig.update_yaxes(
-        type="category",
-        categoryorder="array",
-        categoryarray=names,
-        title="from class a",
-        autorange="reversed",
-        **category_ticks(names, k, max_chars=24, span_px=400, horizontal=True),
-    )
-    fig.update_layout(plot_bgcolor="white")
-    return style(
-        fig,
+    layout = {
+        "shapes": focus_bands(spans, spans, (-0.5, k - 0.5), (-0.5, k - 0.5)),
+        "xaxis": {
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": names,
+            "title": {"text": "onto class b"},
+            "side": "bottom",
+            **category_ticks(names, k),
+        },
+        "yaxis": {
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": names,
+            "title": {"text": "from class a"},
+            "autorange": "reversed",
+            **category_ticks(names, k, max_chars=24, span_px=400, horizontal=True),
+        },
+        "plot_bgcolor": "white",
+    }
+    return figure(
+        [leak, inside],
+        layout,
         "Leakage: share of each class's |C| mass landing on another class",
         subtitle="rows sum to 100%; grey diagonal = kept inside the class; colour = leak "
         + ("(absolute scale, 0–100%" if absolute else "(scale up to the largest leak")

@@ -19,9 +19,9 @@ from dashboard.figures._memo import memoised
 from dashboard.figures._style import (
     QUALITATIVE,
     axis_ref,
+    figure,
     grid_lines,
     plain_all,
-    style,
     subplot_grid,
     unique_names,
 )
@@ -131,7 +131,6 @@ def affinity_panels(
             "cmax": lims[1],
             "colorbar": bar,
         }
-    fig = go.Figure(data=traces, layout=layout)
     pooled = any(bool(p.get("pooled")) for p in panels)
     n = int(panels[0]["n"]) if panels else 0
     note = (
@@ -140,28 +139,28 @@ def affinity_panels(
         + ("; one colour scale for all panels" if shared and n_panels > 1 else "")
     )
     height = 330 * nrows + 130 if n_panels > 1 else 480
-    fig = style(fig, title, subtitle=note, height=height, above_plot_px=28)
-    fig.update_layout(margin={"l": 40, "b": 40})
-    return fig
+    return figure(traces, layout, title, subtitle=note, height=height, above_plot_px=28,
+                  after={"margin": {"l": 40, "b": 40}})  # fmt: skip
 
 
 @memoised
 def weights_bar(names: Sequence[str], weights: Sequence[float], raw: Sequence[float]) -> go.Figure:
     """Learned view weights (normalised to sum 1; the raw ``w_v`` in the hover)."""
     labels = unique_names(plain_all(names))
-    fig = go.Figure(
-        go.Bar(
-            x=labels,
-            y=list(map(float, weights)),
-            customdata=list(map(float, raw)),
-            marker_color=[QUALITATIVE[i % len(QUALITATIVE)] for i in range(len(labels))],
-            hovertemplate="%{x}: %{y:.3f} of the total<br>w = %{customdata:.4g}<extra></extra>",
-        )
+    bars = go.Bar(
+        x=labels,
+        y=list(map(float, weights)),
+        customdata=list(map(float, raw)),
+        marker_color=[QUALITATIVE[i % len(QUALITATIVE)] for i in range(len(labels))],
+        hovertemplate="%{x}: %{y:.3f} of the total<br>w = %{customdata:.4g}<extra></extra>",
     )
-    fig.update_xaxes(type="category", title="view")
-    fig.update_yaxes(title="weight (share of the sum)", rangemode="tozero")
-    fig = style(
-        fig,
+    layout = {
+        "xaxis": {"type": "category", "title": {"text": "view"}},
+        "yaxis": {"title": {"text": "weight (share of the sum)"}, "rangemode": "tozero"},
+    }
+    fig = figure(
+        [bars],
+        layout,
         "View weights w_v = 1 / (2‖S − γ F_v F_vᵀ‖)",
         subtitle="normalised to sum 1",
         height=360,
@@ -173,24 +172,24 @@ def weights_bar(names: Sequence[str], weights: Sequence[float], raw: Sequence[fl
 def convergence_figure(objective: Sequence[float], *, converged: bool | None = None) -> go.Figure:
     """The SSF objective per outer iteration (iteration 0 = the initialisation)."""
     y = np.asarray(objective, dtype=float)
-    fig = go.Figure(
-        go.Scatter(
-            x=list(range(len(y))),
-            y=y,
-            mode="lines+markers",
-            marker={"size": 7},
-            line={"color": QUALITATIVE[0], "width": 2},
-            hovertemplate="iteration %{x}: J = %{y:.6g}<extra></extra>",
-        )
+    line = go.Scatter(
+        x=list(range(len(y))),
+        y=y,
+        mode="lines+markers",
+        marker={"size": 7},
+        line={"color": QUALITATIVE[0], "width": 2},
+        hovertemplate="iteration %{x}: J = %{y:.6g}<extra></extra>",
     )
     positive = y.size > 0 and bool(np.all(y > 0)) and y.max() / max(y.min(), 1e-300) > 20
-    fig.update_xaxes(title="outer iteration", dtick=1 if len(y) <= 15 else None)
-    fig.update_yaxes(title="objective J" + (" (log)" if positive else ""))
-    if positive:
-        fig.update_yaxes(type="log")
+    layout = {
+        "xaxis": {"title": {"text": "outer iteration"}, "dtick": 1 if len(y) <= 15 else None},
+        "yaxis": {"title": {"text": "objective J" + (" (log)" if positive else "")}}
+        | ({"type": "log"} if positive else {}),
+    }
     state = "" if converged is None else (" · converged" if converged else " · hit max_iter")
-    fig = style(
-        fig,
+    fig = figure(
+        [line],
+        layout,
         "Convergence: objective per iteration",
         subtitle=f"{len(y) - 1} iterations{state}",
         height=360,

@@ -16,7 +16,14 @@ import plotly.graph_objects as go
 
 from dashboard.figures import _margins as margins
 from dashboard.figures._memo import memoised
-from dashboard.figures._style import NEUTRAL, QUALITATIVE, axis_ref, plain, style, subplot_grid
+from dashboard.figures._style import (
+    NEUTRAL,
+    QUALITATIVE,
+    axis_ref,
+    figure,
+    plain,
+    subplot_grid,
+)
 
 METRIC_SCALE = "Viridis"
 BEST_COLOUR = "#d62728"
@@ -113,28 +120,28 @@ def tradeoff_figure(
     """
     labels = dict(labels or {})
     name = labels.get(conn_key, conn_key)
-    fig = go.Figure()
+    traces: list[go.Scatter] = []
     x = np.array([_num(r.get("sre")) for r in rows])
     y = np.array([_num(r.get(conn_key)) for r in rows])
     ok = np.isfinite(x) & np.isfinite(y)
     if not ok.any():
-        fig.add_annotation(
-            text="This sweep has no SRE / CONN values (results without coefficient matrices "
+        note = {
+            "text": "This sweep has no SRE / CONN values (results without coefficient matrices "
             "and without these columns).",
-            showarrow=False,
-            x=0.5,
-            y=0.5,
-            xref="paper",
-            yref="paper",
-        )
-        return style(fig, title or "SRE against CONN", height=480)
+            "showarrow": False,
+            "x": 0.5,
+            "y": 0.5,
+            "xref": "paper",
+            "yref": "paper",
+        }
+        return figure([], {"annotations": [note]}, title or "SRE against CONN", height=480)
     multi = len(params) > 1
     for g, members in enumerate(_line_groups(rows, params)):
         members = [i for i in members if ok[i]]
         if len(members) < 2:
             continue
         rest = ", ".join(f"{p}={_fmt(rows[members[0]].get(p))}" for p in params[1:])
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=x[members],
                 y=y[members],
@@ -162,7 +169,7 @@ def tradeoff_figure(
         )
     else:
         marker["color"] = NEUTRAL
-    fig.add_trace(
+    traces.append(
         go.Scatter(
             x=x[idx],
             y=y[idx],
@@ -178,7 +185,7 @@ def tradeoff_figure(
     if best is not None and 0 <= best < len(rows) and ok[best]:
         what = labels.get(best_metric or color_by, best_metric or color_by)
         setting = ", ".join(f"{p}={_fmt(rows[best].get(p))}" for p in params)
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=[x[best]],
                 y=[y[best]],
@@ -194,20 +201,19 @@ def tradeoff_figure(
                 showlegend=True,
             )
         )
-    fig.update_xaxes(title="SRE (lower: fewer coefficients across subspaces)")
-    fig.update_yaxes(title=f"{plain(name)} (higher: better connected classes)")
-    fig.update_layout(
-        legend={"orientation": "h", "y": -0.18, "x": 0},
-        plot_bgcolor="white",
-    )
-    fig.update_xaxes(showgrid=True, gridcolor="#eee", zeroline=False)
-    fig.update_yaxes(showgrid=True, gridcolor="#eee", zeroline=False)
+    grid = {"showgrid": True, "gridcolor": "#eee", "zeroline": False}
+    layout = {
+        "xaxis": {"title": {"text": "SRE (lower: fewer coefficients across subspaces)"}, **grid},
+        "yaxis": {"title": {"text": f"{plain(name)} (higher: better connected classes)"}, **grid},
+        "legend": {"orientation": "h", "y": -0.18, "x": 0},
+        "plot_bgcolor": "white",
+    }
     head = title or "SRE–CONN trade-off"
     sub = (
         f"one marker per setting, joined in parameter order, colour = "
         f"{plain(labels.get(color_by, color_by))}; top left is best"
     )
-    return _fit_margins(style(fig, head, subtitle=sub, height=520))
+    return _fit_margins(figure(traces, layout, head, subtitle=sub, height=520))
 
 
 @memoised
@@ -287,10 +293,10 @@ def metrics_vs_param(
         layout[x_name].update(grid)
         layout[y_name].update(grid)
     layout.update(legend={"orientation": "h", "y": -0.12, "x": 0}, plot_bgcolor="white")
-    fig = go.Figure(data=traces, layout=layout)
     return _fit_margins(
-        style(
-            fig,
+        figure(
+            traces,
+            layout,
             f"Each metric against {plain(param)}",
             subtitle="★ the best setting" if best is not None else None,
             height=300 * nrows + 120,
@@ -322,21 +328,22 @@ def param_heatmap(
     name = labels.get(metric, metric)
     xt = [plain(_fmt(v)) for v in xs]
     yt = [plain(_fmt(v)) for v in ys]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=xt,
-            y=yt,
-            colorscale=METRIC_SCALE,
-            texttemplate="%{z:.3f}",
-            hovertemplate=f"{plain(p_x)}=%{{x}}<br>{plain(p_y)}=%{{y}}<br>"
-            f"{plain(name)}=%{{z:.4f}}<extra></extra>",
-            colorbar={"title": {"text": plain(name)}, "thickness": 12},
-        )
+    heat = go.Heatmap(
+        z=z,
+        x=xt,
+        y=yt,
+        colorscale=METRIC_SCALE,
+        texttemplate="%{z:.3f}",
+        hovertemplate=f"{plain(p_x)}=%{{x}}<br>{plain(p_y)}=%{{y}}<br>"
+        f"{plain(name)}=%{{z:.4f}}<extra></extra>",
+        colorbar={"title": {"text": plain(name)}, "thickness": 12},
     )
-    fig.update_xaxes(type="category", title=plain(p_x))
-    fig.update_yaxes(type="category", title=plain(p_y), autorange="reversed")
-    return _fit_margins(style(fig, f"{plain(name)} over {plain(p_x)} × {plain(p_y)}", height=360))
+    layout = {
+        "xaxis": {"type": "category", "title": {"text": plain(p_x)}},
+        "yaxis": {"type": "category", "title": {"text": plain(p_y)}, "autorange": "reversed"},
+    }
+    head = f"{plain(name)} over {plain(p_x)} × {plain(p_y)}"
+    return _fit_margins(figure([heat], layout, head, height=360))
 
 
 def _fit_margins(fig: go.Figure) -> go.Figure:
