@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -12,9 +13,9 @@ from dashboard.figures._style import (
     QUALITATIVE_LONG,
     SEQ_COUNTS,
     category_ticks,
+    figure,
     focus_bands,
     plain_all,
-    style,
     unique_names,
 )
 
@@ -87,36 +88,40 @@ def contingency_heatmap(
     )
     if k * c <= ANNOTATE_LIMIT:
         heat.update(text=text, texttemplate="%{text}", textfont={"size": 12 if k * c < 200 else 9})
-    fig = go.Figure(heat)
-    for d in range(min(n_matched, k, c)):
-        fig.add_shape(
-            type="rect",
-            x0=d - 0.5,
-            x1=d + 0.5,
-            y0=d - 0.5,
-            y1=d + 0.5,
-            line={"color": "#111827", "width": 2},
-        )
-    for shape in focus_bands(
+    # the matched diagonal, then the focus: shapes in one list (an add_shape each is an update)
+    shapes: list[dict[str, Any]] = [
+        {
+            "type": "rect",
+            "x0": d - 0.5,
+            "x1": d + 0.5,
+            "y0": d - 0.5,
+            "y1": d + 0.5,
+            "line": {"color": "#111827", "width": 2},
+        }
+        for d in range(min(n_matched, k, c))
+    ]
+    shapes += focus_bands(
         [(i - 0.5, i + 0.5) for i in focus_rows],
         [(j - 0.5, j + 0.5) for j in focus_cols],
         (-0.5, c - 0.5),
         (-0.5, k - 0.5),
-    ):
-        fig.add_shape(**shape)
+    )
     xt = category_ticks(x, c)
-    fig.update_xaxes(type="category", title=col_title, side="top", **xt)
     vertical = xt["tickangle"] == -90
     top_px = int(max((len(t) for t in xt["ticktext"]), default=0) * 0.62 * 12) if vertical else 0
     cell = 28 if k <= 30 else 14
     height = int(min(max(400, 200 + cell * k), 1100))
-    fig.update_yaxes(type="category", title=row_title, autorange="reversed",
-                     **category_ticks(y, k, max_chars=24, span_px=height - 260,
-                                      horizontal=True))  # fmt: skip
+    layout = {
+        "shapes": shapes,
+        "xaxis": {"type": "category", "title": {"text": col_title}, "side": "top", **xt},
+        "yaxis": {"type": "category", "title": {"text": row_title}, "autorange": "reversed",
+                  **category_ticks(y, k, max_chars=24, span_px=height - 260, horizontal=True)},
+    }  # fmt: skip
     title = title or (
         f"Contingency table — {MODE_TITLES.get(mode, mode)}, ordered by optimal matching"
     )
-    return style(fig, title, height=height + top_px, top_axis=True, top_labels_px=top_px)
+    return figure([heat], layout, title, height=height + top_px, top_axis=True,
+                  top_labels_px=top_px)  # fmt: skip
 
 
 def _stack_centres(values: np.ndarray, scale: float, pad: float) -> np.ndarray:
@@ -182,32 +187,30 @@ def sankey(
         / plot_h
     )
     xs = [0.001] * k + [0.999] * c
-    fig = go.Figure(
-        go.Sankey(
-            arrangement="snap",
-            textfont={"color": "#111827", "size": 13},
-            node={
-                "label": labels,
-                "color": node_colors,
-                "x": xs,
-                "y": np.clip(ys, 0.001, 0.999).tolist(),
-                "pad": pad,
-                "thickness": 16,
-                "line": {"color": "#ffffff", "width": 0.5},
-                "hovertemplate": "%{label}: %{value:,} points<extra></extra>",
-            },
-            link={
-                "source": src.tolist(),
-                "target": (dst + k).tolist(),
-                "value": val.tolist(),
-                "color": link_colors,
-                "hovertemplate": "%{source.label} → %{target.label}: %{value:,} points"
-                "<extra></extra>",
-            },
-        )
+    flows = go.Sankey(
+        arrangement="snap",
+        textfont={"color": "#111827", "size": 13},
+        node={
+            "label": labels,
+            "color": node_colors,
+            "x": xs,
+            "y": np.clip(ys, 0.001, 0.999).tolist(),
+            "pad": pad,
+            "thickness": 16,
+            "line": {"color": "#ffffff", "width": 0.5},
+            "hovertemplate": "%{label}: %{value:,} points<extra></extra>",
+        },
+        link={
+            "source": src.tolist(),
+            "target": (dst + k).tolist(),
+            "value": val.tolist(),
+            "color": link_colors,
+            "hovertemplate": "%{source.label} → %{target.label}: %{value:,} points<extra></extra>",
+        },
     )
-    return style(
-        fig,
+    return figure(
+        [flows],
+        {},
         title,
         subtitle=subtitle
         or "classes and clusters in the heatmap's matched order; a matched cluster "

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dashboard.figures._memo import memoised
-from dashboard.figures._style import BAD, QUALITATIVE, SEQ_COUNTS, style
+from dashboard.figures._style import BAD, QUALITATIVE, SEQ_COUNTS, figure
 from metrics_core.evaluation import METRICS_BY_KEY
 
 #: The pair-counting scores shown, in order; their names come from the metric catalogue.
@@ -38,26 +38,27 @@ def pair_confusion_matrix(tp: int, fp: int, fn: int, tn: int) -> go.Figure:
         ]
         for i in range(2)
     ]
-    fig = go.Figure(
-        go.Heatmap(
-            z=share,
-            x=["same cluster", "different clusters"],
-            y=["same class", "different classes"],
-            text=text,
-            texttemplate="%{text}",
-            textfont={"size": 15},
-            colorscale=SEQ_COUNTS,
-            zmin=0,
-            zmax=1,
-            hovertemplate="%{y}, %{x}<br>%{text}<extra></extra>",
-            colorbar={"title": {"text": "share of row"}, "thickness": 14},
-            xgap=3,
-            ygap=3,
-        )
+    heat = go.Heatmap(
+        z=share,
+        x=["same cluster", "different clusters"],
+        y=["same class", "different classes"],
+        text=text,
+        texttemplate="%{text}",
+        textfont={"size": 15},
+        colorscale=SEQ_COUNTS,
+        zmin=0,
+        zmax=1,
+        hovertemplate="%{y}, %{x}<br>%{text}<extra></extra>",
+        colorbar={"title": {"text": "share of row"}, "thickness": 14},
+        xgap=3,
+        ygap=3,
     )
-    fig.update_xaxes(type="category", side="top", title="prediction")
-    fig.update_yaxes(type="category", autorange="reversed", title="ground truth")
-    return style(fig, "Pair confusion over unordered pairs of points", height=470, top_axis=True)
+    layout = {
+        "xaxis": {"type": "category", "side": "top", "title": {"text": "prediction"}},
+        "yaxis": {"type": "category", "autorange": "reversed", "title": {"text": "ground truth"}},
+    }
+    return figure([heat], layout, "Pair confusion over unordered pairs of points", height=470,
+                  top_axis=True)  # fmt: skip
 
 
 @memoised
@@ -71,22 +72,24 @@ def pair_scores_bar(scores: Mapping[str, float]) -> go.Figure:
     keys = [k for k in PAIR_SCORES if k in scores]
     vals = [float(scores[k]) for k in keys]
     colors = [BAD if v < 0 else QUALITATIVE[0] for v in vals]
-    fig = go.Figure(
-        go.Bar(
-            x=vals,
-            y=[PAIR_SCORES[k] for k in keys],
-            orientation="h",
-            marker_color=colors,
-            text=[f"{v:.3f}" for v in vals],
-            textposition="outside",
-            hovertemplate="%{y}: %{x:.4f}<extra></extra>",
-        )
+    bars = go.Bar(
+        x=vals,
+        y=[PAIR_SCORES[k] for k in keys],
+        orientation="h",
+        marker_color=colors,
+        text=[f"{v:.3f}" for v in vals],
+        textposition="outside",
+        hovertemplate="%{y}: %{x:.4f}<extra></extra>",
     )
     lo = min([0.0, *vals])
-    fig.update_xaxes(range=[lo - 0.05 if lo < 0 else 0, 1.12], title="score (1 = perfect)")
-    fig.update_yaxes(type="category", autorange="reversed")
-    return style(
-        fig,
+    layout = {
+        "xaxis": {"range": [lo - 0.05 if lo < 0 else 0, 1.12],
+                  "title": {"text": "score (1 = perfect)"}},
+        "yaxis": {"type": "category", "autorange": "reversed"},
+    }  # fmt: skip
+    return figure(
+        [bars],
+        layout,
         "Pair-counting scores",
         subtitle="all from the 2 x 2 pair confusion above; 1 = perfect, ARI 0 = chance",
         height=440,

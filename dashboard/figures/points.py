@@ -7,6 +7,8 @@ event's ``(curve_number, point_index)`` maps back to the point's index with the 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -17,9 +19,9 @@ from dashboard.figures._style import (
     GOOD,
     NEUTRAL,
     QUALITATIVE_LONG,
+    figure,
     plain,
     scatter_class,
-    style,
 )
 
 #: What the points can be coloured by (the page's radio offers those the inputs allow).
@@ -108,11 +110,11 @@ def points_figure(
     n_drawn = len(pa.drawn)
     size = 7 if n_drawn <= 2_000 else 5 if n_drawn <= 20_000 else 3
     scatter = scatter_class(n_drawn)
-    fig = go.Figure()
+    traces: list[Any] = []
     if colour_by == "SRE" and pa.sre is not None:
         idx = pa.drawn
         custom, tpl = _custom(pa, idx)
-        fig.add_trace(
+        traces.append(
             scatter(
                 x=lay.x[idx], y=lay.y[idx], mode="markers", name="SRE", customdata=custom,
                 hovertemplate=tpl, showlegend=False,
@@ -125,7 +127,7 @@ def points_figure(
         _, names, colours = _groups(pa, colour_by)
         for g, idx in enumerate(trace_members(pa, colour_by)):
             custom, tpl = _custom(pa, idx)
-            fig.add_trace(
+            traces.append(
                 scatter(
                     x=lay.x[idx], y=lay.y[idx], mode="markers",
                     name=f"{names[g]} ({len(idx):,})", customdata=custom, hovertemplate=tpl,
@@ -135,7 +137,7 @@ def points_figure(
             )  # fmt: skip
     if highlight is not None and len(highlight):
         h = np.intersect1d(np.asarray(highlight, dtype=np.int64), pa.drawn)
-        fig.add_trace(
+        traces.append(
             scatter(
                 x=lay.x[h], y=lay.y[h], mode="markers", name=f"opened ({len(h):,})",
                 hoverinfo="skip",
@@ -143,32 +145,34 @@ def points_figure(
                         "line": {"color": HIGHLIGHT, "width": 1}},
             )
         )  # fmt: skip
-    if lay.kind in ("affinity", "classes"):
-        _class_labels(fig, pa)
     axis = {"showgrid": False, "zeroline": False, "showticklabels": lay.kind == "data"}
-    # an empty title would still take a line of the margin
-    fig.update_xaxes(title=lay.x_title or None, **axis)
-    fig.update_yaxes(title=lay.y_title or None, scaleanchor="x", scaleratio=1, **axis)
     if colour_by == "SRE" and pa.sre is not None:  # the colour bar sits where a legend would
         legend = {"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0}
     else:
         legend = {"title": {"text": colour_by}}
-    fig.update_layout(
-        dragmode="lasso",
-        legend={"itemsizing": "constant", **legend},
-        showlegend=True,
-        height=height,
-    )
+    layout = {
+        # an empty title would still take a line of the margin
+        "xaxis": {"title": {"text": lay.x_title} if lay.x_title else None, **axis},
+        "yaxis": {"title": {"text": lay.y_title} if lay.y_title else None, "scaleanchor": "x",
+                  "scaleratio": 1, **axis},
+        "dragmode": "lasso",
+        "legend": {"itemsizing": "constant", **legend},
+        "showlegend": True,
+        "height": height,
+    }  # fmt: skip
+    if lay.kind in ("affinity", "classes"):
+        layout["annotations"] = _class_labels(pa)
     subtitle = f"{pa.n:,} points" + (f"; {n_drawn:,} drawn" if n_drawn < pa.n else "")
-    return style(fig, lay.title, subtitle=subtitle)
+    return figure(traces, layout, lay.title, subtitle=subtitle)
 
 
-def _class_labels(fig: go.Figure, pa: PointsAnalysis) -> None:
+def _class_labels(pa: PointsAnalysis) -> list[dict[str, Any]]:
     """Each class's label at its place (the median of its points), on top of the points."""
     k = len(pa.truth_names)
     if k > 60:
-        return  # too many to read; the hover names each point's class
+        return []  # too many to read; the hover names each point's class
     lay = pa.layout
+    labels = []
     for c in range(k):
         m = pa.truth == c
         if not m.any():
@@ -179,8 +183,9 @@ def _class_labels(fig: go.Figure, pa: PointsAnalysis) -> None:
         else:
             x, y = float(np.median(lay.x[m])), float(np.median(lay.y[m]))
             anchor = "center"
-        fig.add_annotation(
-            x=x, y=y, text=f"<b>{plain(pa.truth_names[c])}</b>", showarrow=False,
-            xanchor=anchor, font={"size": 15, "color": NEUTRAL},
-            bgcolor="rgba(255,255,255,0.75)", borderpad=2,
-        )  # fmt: skip
+        labels.append({
+            "x": x, "y": y, "text": f"<b>{plain(pa.truth_names[c])}</b>", "showarrow": False,
+            "xanchor": anchor, "font": {"size": 15, "color": NEUTRAL},
+            "bgcolor": "rgba(255,255,255,0.75)", "borderpad": 2,
+        })  # fmt: skip
+    return labels

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from dashboard.figures._memo import memoised
-from dashboard.figures._style import QUALITATIVE, plain, style
+from dashboard.figures._style import QUALITATIVE, figure, plain
 
 
 @memoised
@@ -17,10 +17,10 @@ def metrics_compare(
     labels: Mapping[str, str],
 ) -> go.Figure:
     """Grouped bars: one group per metric, one bar per prediction (names shown literally)."""
-    fig = go.Figure()
+    bars = []
     for i, (name, values) in enumerate(results.items()):
         ks = [k for k in keys if k in values]
-        fig.add_trace(
+        bars.append(
             go.Bar(
                 name=plain(name),
                 x=[labels.get(k, k) for k in ks],
@@ -29,7 +29,10 @@ def metrics_compare(
                 hovertemplate="%{x}: %{y:.4f}<extra>%{fullData.name}</extra>",
             )
         )
-    fig.update_layout(barmode="group", legend={"orientation": "h", "y": -0.15})
-    fig.update_xaxes(type="category")
-    fig.update_yaxes(title="score")
-    return style(fig, "Headline metrics per prediction", height=400)
+    layout = {
+        "barmode": "group",
+        "legend": {"orientation": "h", "y": -0.15},
+        "xaxis": {"type": "category"},
+        "yaxis": {"title": {"text": "score"}},
+    }
+    return figure(bars, layout, "Headline metrics per prediction", height=400)
