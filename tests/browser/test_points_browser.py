@@ -16,6 +16,7 @@ from .conftest import (
     save_full_page,
     wait_for_app_idle,
     wait_for_charts_drawn,
+    wait_for_layout_stable,
 )
 from .test_dashboard_browser import MAIN, check_view, open_first_view, open_view, upload
 
@@ -70,6 +71,9 @@ def test_hw_demo_lasso_lists_points_and_draws_their_images(page, streamlit_serve
     # drawn for good (not Streamlit's hidden first draw): a lasso over a plot replaced under the
     # mouse selects nothing and reruns nothing
     wait_for_charts_drawn(page, MAIN)
+    # and in place: a plot that still moves or resizes (the page growing below it) cancels the
+    # drag (a clean-clone run once drew the lasso into a plot being resized: no selection)
+    wait_for_layout_stable(page)
     assert page.evaluate(COUNT_POINTS, "points_plot_affinity_prediction") == 2000
     plot = page.locator(".st-key-points_plot_affinity_prediction .js-plotly-plot .nsewdrag")
     box = plot.first.bounding_box()
