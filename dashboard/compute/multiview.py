@@ -92,6 +92,11 @@ def _hw_labels(n: int, seed: int) -> np.ndarray:
     return _frozen(np.asarray(y)[stratified_subset(y, n, seed)])
 
 
+def hw_key(n: int, seed: int) -> str:
+    """The cache key of HW's stratified subset of ``n`` points drawn with ``seed``."""
+    return f"hw:{int(n)}:{int(seed)}"
+
+
 def hw(n: int = HW_DEFAULT_N, seed: int = 0) -> MVData:
     """HW (six views of the UCI handwritten digits), a stratified subset of ``n`` points; its
     views are read when first used."""
@@ -101,7 +106,7 @@ def hw(n: int = HW_DEFAULT_N, seed: int = 0) -> MVData:
     y = _hw_labels(n, seed)
     size = "all 2,000 digits" if y.size >= 2000 else f"{y.size:,} digits (stratified, seed {seed})"
     return MVData(
-        f"hw:{n}:{seed}",
+        hw_key(n, seed),
         f"HW, six views: {size}",
         partial(_hw_views, n, seed),
         y,
@@ -293,7 +298,7 @@ def _shipped_shown(key: str, _labels) -> dict[str, Any] | None:
         return None
     res, meta = shipped
     y = np.asarray(_labels)
-    if key != f"hw:{meta['n']}:{meta['seed']}" or not np.array_equal(meta["truth"], y):
+    if key != hw_key(meta["n"], meta["seed"]) or not np.array_equal(meta["truth"], y):
         return None
     return _shown(res, y, tuple(meta["view_names"])) | {"shipped": meta}
 
