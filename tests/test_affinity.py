@@ -532,10 +532,6 @@ def dense_lambda2(block, laplacian):
 def test_block_diagonal_paths_match_dense_eigvalsh_to_1e12(seed, laplacian, method, monkeypatch):
     loops = seed % 2 == 1
     blocks, w, starts = mixed_blocks(seed, with_loops=loops)
-    # Small Lanczos groups and eager compaction, so several groups run and blocks leave the
-    # product while others continue.
-    monkeypatch.setattr(sg, "LANCZOS_GROUP_NNZ", 3_000)
-    monkeypatch.setattr(sg, "COMPACT_SHARE", 0.05)
     vals, paths = sg.lambda2_block_diagonal(w, starts, laplacian=laplacian, method=method)
     refs = np.array([dense_lambda2(b, laplacian) for b in blocks])
     for b, (v, r, path) in enumerate(zip(vals, refs, paths, strict=True)):
@@ -612,7 +608,7 @@ def test_narrow_codes_keeps_values_in_the_smallest_type():
     assert np.all(conn.per_class == pytest.approx(2.0))
 
 
-def test_take_blocks_slices_and_pads_diagonal_blocks():
+def test_take_blocks_slices_diagonal_blocks():
     blocks = [random_sparse(n, 3, n) for n in (5, 9, 4, 7)]
     w = sp.block_diag(blocks, format="csr")
     starts = np.concatenate([[0], np.cumsum([b.shape[0] for b in blocks])])
@@ -620,13 +616,6 @@ def test_take_blocks_slices_and_pads_diagonal_blocks():
     np.testing.assert_array_equal(sub_starts, [0, 9, 16])
     np.testing.assert_array_equal(rows, np.r_[5:14, 18:25])
     np.testing.assert_array_equal(sub.toarray(), sp.block_diag([blocks[1], blocks[3]]).toarray())
-    padded, pad_starts, _ = sg._take_blocks(w, starts, np.array([0, 2, 3]), pad=10)
-    np.testing.assert_array_equal(pad_starts, [0, 10, 20, 30])
-    ref = np.zeros((30, 30))
-    for i, b in enumerate((0, 2, 3)):
-        n = blocks[b].shape[0]
-        ref[10 * i : 10 * i + n, 10 * i : 10 * i + n] = blocks[b].toarray()
-    np.testing.assert_array_equal(padded.toarray(), ref)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -661,6 +650,65 @@ def test_conn_in_runs_of_classes_equals_brute_force(seed, monkeypatch):
         if idx.size >= 2:
             ref = dense_lambda2(sp.csr_array(w[np.ix_(idx, idx)]), "normalized")
             assert abs(connectivity(cs, labels).per_class[k] - ref) <= 1e-12
+
+
+def _lanczos_classes(seed: int) -> tuple[sp.csr_array, np.ndarray]:
+    """A sparse C whose classes (150-260 points, above DENSE_MAX) take the Lanczos path."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(150, 260, 7)
+    labels = rng.permutation(np.repeat(np.arange(sizes.size), sizes))
+    n = labels.size
+    order = np.argsort(labels, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    rows = np.repeat(np.arange(n), 12)
+    cls = labels[rows]
+    inside = order[starts[cls] + (rng.random(rows.size) * sizes[cls]).astype(np.intp)]
+    cols = np.where(rng.random(rows.size) < 0.9, inside, rng.integers(0, n, rows.size))
+    return sp.csr_array((rng.standard_normal(rows.size), (rows, cols)), shape=(n, n)), labels
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_conn_values_do_not_depend_on_the_number_of_threads(seed, monkeypatch):
+    """Runs of one or two classes solved on 1, 2 or 3 threads: the same bits, the same paths,
+    and each class within 1e-12 of dense eigvalsh on its block."""
+    import metrics_core.affinity._diagnostics as diag
+
+    monkeypatch.setattr(diag, "_CONN_GROUP_NNZ", 4_000)
+    c, labels = _lanczos_classes(seed)
+    for kwargs in ({}, {"laplacian": "unnormalized"}, {"self_loops": "drop"}):
+        one = connectivity(c, labels, workers=1, **kwargs)
+        assert set(one.method_per_class) == {"lanczos"}
+        for workers in (2, 3, None):
+            many = connectivity(c, labels, workers=workers, **kwargs)
+            np.testing.assert_array_equal(many.per_class, one.per_class)
+            assert many.method_per_class == one.method_per_class
+    a = np.abs(c.toarray())
+    w = a + a.T
+    for k in range(labels.max() + 1):
+        idx = np.flatnonzero(labels == k)
+        ref = dense_lambda2(sp.csr_array(w[np.ix_(idx, idx)]), "normalized")
+        assert abs(connectivity(c, labels).per_class[k] - ref) <= 1e-12
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
+def test_workers_must_be_none_or_a_positive_integer(workers):
+    c, labels = _lanczos_classes(0)
+    with pytest.raises(ClustlensInputError) as err:
+        connectivity(c, labels, workers=workers)
+    assert err.value.source == "workers"
+
+
+@pytest.mark.parametrize("weight", [1.0, 2.0, 7.5])
+@pytest.mark.parametrize("n", [3, 4, 9])
+def test_lanczos_stops_cleanly_on_an_invariant_krylov_space(n, weight):
+    """A complete graph's deflated operator is a multiple of the identity: the first step's β
+    is rounding noise (~1e-32, not 0). Dividing by it would restart from noise that is no
+    longer orthogonal to the deflated eigenvector (λ2 came out 0 before the kernel stopped
+    there)."""
+    w = sp.csr_array(weight * (np.ones((n, n)) - np.eye(n)))
+    for laplacian, expect in (("normalized", n / (n - 1)), ("unnormalized", n * weight)):
+        vals, ok = sg.batched_lanczos(w, np.array([0, n]), sg.degrees(w), laplacian, 300, 1e-7)
+        assert ok[0] and vals[0] == pytest.approx(expect, abs=1e-12 * max(1.0, expect))
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 7, 10**9])

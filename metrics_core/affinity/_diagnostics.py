@@ -93,6 +93,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from metrics_core._threads import check_workers, thread_map
 from metrics_core.affinity._conventions import (
     _CONN_DEFAULTS,
     _EPS,
@@ -120,7 +121,7 @@ _SPARSE_CHUNK = 250_000
 # of C (a class larger than this is a run of its own): the run's W (~1.8 entries per entry
 # of C at 90 % in-class mass, about one Lanczos group) and its temporaries stay ~25 MB
 # however large C is, where one W for all classes doubled the peak memory.
-_CONN_GROUP_NNZ = 500_000
+_CONN_GROUP_NNZ = 125_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -537,20 +538,25 @@ def _row_scale(c, normalize_rows: bool | str) -> np.ndarray | None:
     return 1.0 / norms
 
 
-def _class_group_ws(c: sp.csr_array, codes, counts, scale, affinity_scale, self_loops="keep"):
-    """Yield ``(first class, W's block-diagonal for a run of classes, block boundaries)``.
+@dataclass(frozen=True)
+class _ClassRuns:
+    """Points in class order and runs of consecutive classes, for building W run by run."""
 
-    W = s (A + Aᵀ) restricted to each class, points permuted so classes are contiguous. Built
-    a run of consecutive classes at a time (about ``_CONN_GROUP_NNZ`` in-class entries each),
-    straight from C's rows of those classes: only their in-class entries are kept, and each
-    run is symmetrised on its own, so neither |C| + |C|ᵀ nor all of W is ever held at once.
-    """
+    order: np.ndarray  # point indices, class by class (stable)
+    pos: np.ndarray  # position of each point in ``order``
+    codes: np.ndarray  # class codes, narrowest integer type
+    starts: np.ndarray  # class boundaries in ``order``
+    bounds: list  # (first class, end class) of each run
+
+
+def _class_runs(c: sp.csr_array, codes: np.ndarray, counts: np.ndarray) -> _ClassRuns:
+    """Cut the classes into runs of about ``_CONN_GROUP_NNZ`` stored entries of C each."""
     n = codes.shape[0]
     codes_small = _narrow_codes(codes)
     # The same stable order; numpy radix-sorts 16-bit keys (4x faster at N = 1e6).
     order = np.argsort(codes_small, kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
-    # 32-bit positions halve the per-entry temporaries below.
+    # 32-bit positions halve the per-entry temporaries of each run.
     small = np.int32 if n < 2**31 else np.intp
     pos = np.empty(n, dtype=small)
     pos[order] = np.arange(n, dtype=small)
@@ -558,6 +564,7 @@ def _class_group_ws(c: sp.csr_array, codes, counts, scale, affinity_scale, self_
     # Stored entries per class (an upper bound of its in-class entries) sets the runs.
     class_nnz = np.add.reduceat(row_nnz, starts[:-1]) if n else np.zeros(0, dtype=np.intp)
     class_nnz[counts == 0] = 0
+    bounds = []
     k0 = 0
     n_classes = counts.size
     while k0 < n_classes:
@@ -565,33 +572,46 @@ def _class_group_ws(c: sp.csr_array, codes, counts, scale, affinity_scale, self_
         while k1 < n_classes and total + class_nnz[k1] <= _CONN_GROUP_NNZ:
             total += class_nnz[k1]
             k1 += 1
-        s0, s1 = starts[k0], starts[k1]
-        rows = order[s0:s1]
-        sub = c[rows]  # the run's rows, in class order (one C++ row gather)
-        nnz = np.diff(sub.indptr)
-        # In-class entries: the column's class is the row's class.
-        keep = codes_small[sub.indices] == np.repeat(codes_small[rows], nnz)
-        keep &= sub.data != 0
-        if self_loops == "drop":
-            keep &= sub.indices != np.repeat(rows, nnz)
-        kept = np.flatnonzero(keep)
-        vals = np.abs(sub.data[kept])
-        if scale is not None:
-            vals *= np.repeat(scale[rows], nnz)[kept]
-        vals *= affinity_scale
-        count = np.int32 if keep.size < 2**31 else np.intp
-        indptr = np.concatenate([np.zeros(1, count), np.cumsum(keep, dtype=count)])[sub.indptr]
-        cols = pos[sub.indices[kept]] - small(s0)
-        m = int(s1 - s0)
-        del sub, keep, kept
-        a = sp.csr_array((vals, cols, indptr), shape=(m, m))
-        del vals, cols, indptr
-        # A + Aᵀ in C++ (sums coincident entries, drops exact zeros).
-        w = sp.csr_array(a + a.T)
-        del a  # nothing but W stays alive while the consumer solves this run
-        yield k0, w, starts[k0 : k1 + 1] - s0
-        del w
+        bounds.append((k0, k1))
         k0 = k1
+    return _ClassRuns(order, pos, codes_small, starts, bounds)
+
+
+def _run_w(
+    c: sp.csr_array, runs: _ClassRuns, k0: int, k1: int, scale, affinity_scale, self_loops="keep"
+) -> tuple[sp.csr_array, np.ndarray]:
+    """W's block-diagonal for classes ``k0:k1`` and its block boundaries.
+
+    W = s (A + Aᵀ) restricted to each class, points permuted so classes are contiguous, built
+    straight from C's rows of those classes: only their in-class entries are kept, and each
+    run is symmetrised on its own, so neither |C| + |C|ᵀ nor all of W is ever held at once.
+    (A compiled pass doing the same took as long: the look-up of each entry's column, at
+    random over all N points, is most of it.)
+    """
+    codes_small, pos = runs.codes, runs.pos
+    s0, s1 = runs.starts[k0], runs.starts[k1]
+    rows = runs.order[s0:s1]
+    sub = c[rows]  # the run's rows, in class order (one C++ row gather)
+    nnz = np.diff(sub.indptr)
+    # In-class entries: the column's class is the row's class.
+    keep = codes_small[sub.indices] == np.repeat(codes_small[rows], nnz)
+    keep &= sub.data != 0
+    if self_loops == "drop":
+        keep &= sub.indices != np.repeat(rows, nnz)
+    kept = np.flatnonzero(keep)
+    vals = np.abs(sub.data[kept])
+    if scale is not None:
+        vals *= np.repeat(scale[rows], nnz)[kept]
+    vals *= affinity_scale
+    count = np.int32 if keep.size < 2**31 else np.intp
+    indptr = np.concatenate([np.zeros(1, count), np.cumsum(keep, dtype=count)])[sub.indptr]
+    cols = pos[sub.indices[kept]] - pos.dtype.type(s0)
+    m = int(s1 - s0)
+    del sub, keep, kept
+    a = sp.csr_array((vals, cols, indptr), shape=(m, m))
+    del vals, cols, indptr
+    # A + Aᵀ in C++ (sums coincident entries, drops exact zeros).
+    return sp.csr_array(a + a.T), runs.starts[k0 : k1 + 1] - s0
 
 
 def _dense_class_blocks(c: np.ndarray, codes, counts, scale, affinity_scale, self_loops="keep"):
@@ -627,6 +647,7 @@ def connectivity(
     preset: str | None = None,
     method: str = "auto",
     dense_max: int | None = None,
+    workers: int | None = None,
 ) -> ConnResult:
     r"""Connectivity (CONN): algebraic connectivity of each true class in W = |C| + |C|ᵀ.
 
@@ -678,6 +699,9 @@ def connectivity(
         Force an eigen-solver path (for testing); ``"auto"`` picks per block.
     dense_max : int, optional
         Largest block solved densely under ``"auto"`` (default ``_spectral_gap.DENSE_MAX``).
+    workers : int, optional
+        Threads that solve a sparse C's classes, a run of classes each (default: every CPU
+        this process may use; 1: in the calling thread). The values do not depend on it.
 
     Returns
     -------
@@ -712,13 +736,18 @@ def connectivity(
     conv, spec = _resolve(preset, given, _CONN_DEFAULTS)
     if method not in METHODS:
         raise ClustlensInputError(f"must be one of {METHODS}, got {method!r}", source="method")
+    workers = check_workers(workers)
     c, codes, classes, counts = _prepare(coef, labels_true, conv["orientation"])
-    return _conn(c, codes, classes, counts, conv, spec, method, dense_max)
+    return _conn(c, codes, classes, counts, conv, spec, method, dense_max, workers=workers)
 
 
-def _conn(c, codes, classes, counts, conv, spec, method, dense_max, scale=None) -> ConnResult:
+def _conn(
+    c, codes, classes, counts, conv, spec, method, dense_max, scale=None, workers=None
+) -> ConnResult:
     """CONN of C (points as rows); ``scale`` overrides the ℓ2 row scale computed from C (an
-    engine that hands over only the in-class entries passes the scale of the whole rows)."""
+    engine that hands over only the in-class entries passes the scale of the whole rows);
+    ``workers`` threads solve the runs of classes of a sparse C (None: every available CPU)."""
+    workers = check_workers(workers)
     k_classes = classes.size
     if scale is None:
         scale = _row_scale(c, conv["normalize_rows"])
@@ -727,9 +756,18 @@ def _conn(c, codes, classes, counts, conv, spec, method, dense_max, scale=None) 
     if sp.issparse(c):
         values = np.full(k_classes, np.nan)
         paths = ["singleton"] * k_classes
-        runs = _class_group_ws(c, codes, counts, scale, conv["affinity_scale"], loops)
-        for k0, w, starts in runs:
-            vals, run_paths = lambda2_block_diagonal(w, starts, dense_max=dense_max, **solver)
+        runs = _class_runs(c, codes, counts)
+
+        def solve(bounds: tuple[int, int]) -> tuple[np.ndarray, list[str]]:
+            w, starts = _run_w(c, runs, *bounds, scale, conv["affinity_scale"], loops)
+            return lambda2_block_diagonal(w, starts, dense_max=dense_max, **solver)
+
+        # Each run is built and solved on its own, so runs go to threads: the sparse products,
+        # row gathers and numpy passes that make up nearly all of it release the GIL. The
+        # same runs, the same start vectors: the values do not depend on the thread count.
+        for (k0, _), (vals, run_paths) in zip(
+            runs.bounds, thread_map(solve, runs.bounds, workers), strict=True
+        ):
             values[k0 : k0 + vals.size] = vals
             paths[k0 : k0 + vals.size] = run_paths
     else:

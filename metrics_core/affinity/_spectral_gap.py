@@ -30,15 +30,13 @@ name of the path that computed it:
     (``v1 ∝ D^{1/2} 1`` with θ1 = 2, resp. ``v1 ∝ 1`` with θ1 = c), so the largest eigenvalue
     of ``B`` is θ1 - λ2. Asking for the *largest* eigenvalue of a deflated operator converges
     in far fewer products than ``which='SA'`` on ``L``. Sparse blocks go through
-    :func:`batched_lanczos` (which runs on ``D^{-1/2} W D^{-1/2}`` itself in the normalised
-    case: the same Krylov space as ``S``, one stored entry a row less) in groups of about
-    ``LANCZOS_GROUP_NNZ`` stored entries (one product with the group's block-diagonal matrix
-    per step, for all its blocks at once; converged blocks leave the product; budget
-    ``LANCZOS_MAX_STEPS`` steps); dense blocks use
+    :func:`batched_lanczos` (compiled steps, each block on its own and in cache between two
+    of its convergence checks; in the normalised case on ``D^{-1/2} W D^{-1/2}`` itself: the
+    same Krylov space as ``S``; budget ``LANCZOS_MAX_STEPS`` steps); dense blocks use
     ARPACK ``eigsh`` (``which='LA'``, budget ``LANCZOS_MAXITER`` restarts). The cost grows
     when λ2 is tiny relative to the spread of the spectrum (ring- or path-like blocks), hence
     the budgets. Expander-like blocks (a self-expressive C's classes) need ~90 steps to
-    1e-13 whatever their size, so the cost per step is what the batching cuts.
+    1e-13 whatever their size, so the cost per step is what the compiled steps cut.
 ``"shift-invert"``
     ARPACK on ``P (L - σ I)^{-1} P`` with ``P = I - v1 v1ᵀ`` and σ = ``-SHIFT`` x scale
     (slightly negative, so ``L - σ I`` is positive definite), factorised once by sparse LU
@@ -94,14 +92,6 @@ CHECK_SAFETY = 0.7
 CHECK_EVERY = 32
 # Absolute accuracy of the second Ritz value in the checks that only steer the schedule.
 GAP_ABSTOL = 1e-9
-# Blocks that converged leave the sparse product once they hold this share of its stored
-# entries (re-slicing the rest costs about one product; 0.15 and 0.4 were no better).
-COMPACT_SHARE = 0.25
-# Blocks that take the batched Lanczos path run in groups of about this many stored entries
-# (~18 MB of matrix): large enough that the ~15 numpy calls of a step are amortised over
-# ~40 blocks of 1,000 points, small enough that a group's vectors stay in cache and that a
-# group stops soon after its own slowest block (6e5 and 1.2e6 were ~5 % slower at N = 1e5).
-LANCZOS_GROUP_NNZ = 1_500_000
 # Dense blocks are stacked by size (padded to a multiple of 8) into batched eigvalsh calls of
 # at most DENSE_BATCH_ENTRIES floats; blocks above DENSE_BATCH_MAX (only reached with
 # method="dense") are solved one by one, asking LAPACK for the two smallest eigenvalues only.
@@ -280,29 +270,24 @@ def _take_blocks(
     w: sp.csr_array,
     starts: np.ndarray,
     keep: np.ndarray,
-    pad: int | None = None,
 ) -> tuple[sp.csr_array, np.ndarray, np.ndarray]:
     """The diagonal blocks ``keep`` (block indices, increasing) of a block-diagonal CSR ``w``.
 
     Returns the block-diagonal sub-matrix, its block boundaries and the kept rows of ``w``.
     Each kept block is a contiguous run of rows and of stored entries, all inside the block,
     so this is one slice copy per block plus a shift of its column indices (no search, no
-    sort). With ``pad``, block ``i`` is placed at rows and columns ``i * pad`` onwards and
-    followed by empty rows up to ``(i + 1) * pad`` (``pad`` >= every kept block's size).
+    sort).
     """
     keep = np.asarray(keep, dtype=np.intp)
     sizes = np.diff(starts)[keep]
-    if pad is None:
-        new_starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
-    else:
-        new_starts = np.arange(keep.size + 1, dtype=np.intp) * pad
+    new_starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
     lo, hi = starts[keep], starts[keep + 1]
     p0, p1 = w.indptr[lo], w.indptr[hi]
     offsets = np.concatenate([[0], np.cumsum(p1 - p0)])
     n = int(new_starts[-1])
     # Filled slice by slice: no per-block temporaries, no concatenation copy. 32-bit indices
     # whenever they fit (scipy keeps a sparse array's int64 indices as given): a quarter less
-    # memory and a few per cent off each sparse product.
+    # memory.
     idx = np.int32 if max(n, int(offsets[-1])) < 2**31 else np.int64
     data = np.empty(int(offsets[-1]), dtype=w.data.dtype)
     indices = np.empty(int(offsets[-1]), dtype=idx)
@@ -318,7 +303,6 @@ def _take_blocks(
         np.subtract(
             w.indptr[s + 1 : e + 1], a - o, out=indptr[t + 1 : t + 1 + e - s], casting="unsafe"
         )
-        indptr[t + 1 + e - s : new_starts[i + 1] + 1] = o_end  # empty padding rows
         rows[r : r + e - s] = np.arange(s, e)
         r += e - s
     sub = sp.csr_array((data, indices, indptr), shape=(n, n))
@@ -334,36 +318,32 @@ def batched_lanczos(
     tol: float,
     blocks: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    r"""λ2 of every diagonal block of a block-diagonal ``w`` by one simultaneous Lanczos run.
+    r"""λ2 of every diagonal block of a block-diagonal ``w`` by plain Lanczos, block by block.
 
-    Runs plain (unrestarted) Lanczos on the deflated, shifted operator of every block at once:
-    one sparse product with the block-diagonal matrix of the blocks still running per step;
-    vectors are (blocks x largest block) arrays, so per-block inner products are row dot
-    products and the update of the new vector by q and q_prev is one fused ``einsum``. Only
-    the largest Ritz value of each block's tridiagonal matrix is needed; loss of orthogonality
-    in plain Lanczos only adds copies of converged Ritz values, never a wrong extreme one, so
-    no reorthogonalisation is done. A block has converged when the residual bound
-    ``r = β_j |u_j|`` of its top Ritz pair is <= ``tol² · θ1``, or when ``r <= tol · θ1`` and
-    ``r² / gap <= QUAD_TOL`` (``gap`` = distance to the next Ritz value; the eigenvalue error
-    of a symmetric problem is at most ``r² / gap``).
+    Runs plain (unrestarted) Lanczos on the deflated, shifted operator of each block: in the
+    normalised case on ``M = D^{-1/2} W D^{-1/2}`` (the same Krylov space as
+    ``S = I + M``, whose top eigenpair ``θ1 = 2``, ``v1 ∝ D^{1/2} 1`` is removed from every
+    iterate; λ2 = 1 - the top Ritz value), in the unnormalised one on ``S = c I - L``,
+    ``c = 2 max d`` (``v1 ∝ 1``; λ2 = c - the top Ritz value). Only the largest Ritz value of
+    each block's tridiagonal matrix is needed; loss of orthogonality in plain Lanczos only adds
+    copies of converged Ritz values, never a wrong extreme one, so no reorthogonalisation is
+    done. A block has converged when the residual bound ``r = β_j |u_j|`` of its top Ritz
+    pair is <= ``tol² · θ1``, or when ``r <= tol · θ1`` and ``r² / gap <= QUAD_TOL``
+    (``gap`` = distance to the next Ritz value; the eigenvalue error of a symmetric problem
+    is at most ``r² / gap``).
 
-    Cost control (all blocks need ~100 steps on expander-like classes, so the per-step work is
-    what matters): the deflation ``- θ1 v1 v1ᵀ`` is applied once per step as a projection of
-    the new vector (the iterate is kept orthogonal to ``v1``, so ``S q`` has no ``v1``
-    component beyond rounding, which the projection removes); in the normalised case the
-    product is with ``M = D^{-1/2} W D^{-1/2}`` (``S - I``: same Lanczos vectors, Ritz values
-    1 lower, no diagonal to store), applied as ``s ∘ (W (s ∘ q))`` with ``s = D^{-1/2}`` so
-    the group's copy of W is never rescaled; a block's convergence is checked at the step its
-    residual is predicted to meet the test (geometric decay fitted to its last two checks, at
-    most ``CHECK_EVERY`` steps apart), not at every step; and blocks that have converged leave
-    the sparse product once they hold ``COMPACT_SHARE`` of its stored entries.
-
-    What remains is the sparse product itself (about half of CONN): scipy's CSR kernel runs
-    at ~0.8 ns per stored entry here whatever the layout (float32 values: 6 % faster; a
-    block of k vectors: 2x the time for k = 2, 3.2x for k = 8), and an expander-like class
-    needs 80-110 products to reach 1e-13. Block Lanczos needs more products than that
-    saves (block size 8: ~42 steps, ~330 products, for the same accuracy), and a factorised
-    shift-invert fills in on such blocks.
+    The steps run compiled (:func:`metrics_core.affinity._conn_kernels.lanczos_steps`):
+    each block on its own between two of its convergence checks, its operator stored as its
+    strict upper triangle and diagonal (half the stored entries a product reads), the
+    three-term update, the deflation and the norm fused into passes over its ~1,000-entry
+    vectors, the GIL released (runs of classes solve on threads without waiting on each
+    other). 100 steps on the 26 classes of a 25,000-point run (885,000 stored entries): 49 ms,
+    where scipy's CSR product alone took 59 ms for the same 100 products. A block is checked
+    at the step its residual is predicted to meet the test (geometric decay fitted to its
+    last two checks, at most ``CHECK_EVERY`` steps apart), not at every step: about 5 checks
+    for the 80-125 steps of an expander-like class.
+    Block Lanczos needs more products than it saves (block size 8: ~42 steps, ~330 products,
+    for the same accuracy), and a factorised shift-invert fills in on such blocks.
 
     Parameters
     ----------
@@ -385,154 +365,110 @@ def batched_lanczos(
     (values, converged) : (numpy.ndarray, numpy.ndarray of bool)
         λ2 per block (NaN where not converged).
     """
+    from metrics_core.affinity._conn_kernels import lanczos_steps, scaled_upper
+
     starts = np.asarray(starts, dtype=np.intp)
     if blocks is None:
         blocks = np.arange(starts.size - 1)
     blocks = np.asarray(blocks, dtype=np.intp)
-    sizes = np.diff(starts)[blocks]
-    nb = sizes.size
-    # Vectors are (blocks, p) arrays, each block's entries first and zeros after: per-block
-    # inner products are row dot products (einsum), scalars broadcast per row, no segment
-    # sums and no gathers. The product matrix gets the same layout (its padding rows are
-    # empty, so padding entries stay 0).
-    p = int(sizes.max())
-    m, _, rows = _take_blocks(sp.csr_array(w), starts, blocks, pad=p)
-    d = np.asarray(d, dtype=np.float64)[rows]
-    pad = np.arange(p)[None, :] < sizes[:, None]
-
-    def packed(x: np.ndarray) -> np.ndarray:
-        out = np.zeros((nb, p))
-        out[pad] = x
-        return out
-
-    if laplacian == "normalized":
-        theta1 = np.full(nb, 2.0)
-        v1 = packed(np.sqrt(d))
-        # The Lanczos runs on M = D^-1/2 W D^-1/2, not S = I + M: the same Krylov space, so
-        # the same Ritz values shifted by 1, without a diagonal entry a row in every product
-        # (nor the sparse sum that stores it). M is applied as s ∘ (W (s ∘ q)): two passes
-        # over the vectors a step cost a fifth of scaling the copy's stored entries once
-        # (a gather per entry; ~5 % of CONN).
-        s_vec = packed(1.0 / np.sqrt(d))
-        offset = np.full(nb, 1.0)
-    else:
-        theta1 = 2.0 * np.maximum.reduceat(d, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
-        v1 = pad.astype(np.float64)
-        # S = c I - L = (c - D) + W with c = 2 max d per block. Its diagonal goes into the
-        # matrix (one more entry a row, one vector pass less a step); the padding rows get
-        # none, so they stay empty.
-        shift = packed(np.repeat(theta1, sizes) - d)
-        m = sp.csr_array(m + sp.diags_array(shift.ravel(), format="csr"))
-        offset = theta1
-        s_vec = None
-    v1 /= np.sqrt(np.einsum("ij,ij->i", v1, v1))[:, None]
-    q = packed(np.random.default_rng(0).standard_normal(d.size))
-    q -= v1 * np.einsum("ij,ij->i", v1, q)[:, None]
-    q /= np.sqrt(np.einsum("ij,ij->i", q, q))[:, None]
-    # The vectors each step combines, as slots of one array so that subtracting q and q_prev
-    # from the new vector is one fused einsum: slots `qi` and `1 - qi` hold the current and
-    # the previous Lanczos vector (they swap roles every step), slot 2 holds v1.
-    basis = np.stack([q, np.zeros_like(q), v1])
-    del q
-    qi = 0
-    coef = np.zeros((2, nb))
-    beta_prev = np.zeros(nb)
-    # One row per block, so a check hands LAPACK contiguous rows (no copy).
-    alphas = np.zeros((nb, max_steps))
-    betas = np.zeros((nb, max_steps))
+    nb = blocks.size
     values = np.full(nb, np.nan)
     done = np.zeros(nb, dtype=bool)
+    if nb == 0:
+        return values, done
+    w = sp.csr_array(w)
+    indptr, indices = w.indptr, w.indices
+    d = np.asarray(d, dtype=np.float64)
+    n = d.size
+    sizes = np.diff(starts)[blocks]
+    # The rows of `blocks`, block after block.
+    ids = np.repeat(np.arange(nb), sizes)
+    rows = np.arange(ids.size) + np.repeat(starts[blocks] - (np.cumsum(sizes) - sizes), sizes)
+    # One 1-D vector per role over all of w's rows; only the rows of `blocks` are used.
+    v1 = np.zeros(n)
+    scale = np.zeros(n)  # rows outside `blocks` are never read
+    if laplacian == "normalized":
+        theta1 = np.full(nb, 2.0)
+        offset = np.full(nb, 1.0)
+        root = np.sqrt(d[rows])
+        v1[rows] = root
+        scale[rows] = 1.0 / root
+    else:
+        theta1 = 2.0 * np.maximum.reduceat(d[rows], np.concatenate([[0], np.cumsum(sizes)[:-1]]))
+        offset = theta1
+        v1[rows] = 1.0
+        scale[rows] = 1.0
+    data = np.asarray(w.data, dtype=np.float64)
+    indptr, indices, data, diag = scaled_upper(indptr, indices, data, scale)
+    if laplacian == "unnormalized":
+        # S = c I - L = (c - D) + W: the shift joins W's diagonal (its self-loops).
+        diag[rows] += np.repeat(theta1, sizes) - d[rows]
+    norms = np.sqrt(np.add.reduceat(v1[rows] ** 2, np.concatenate([[0], np.cumsum(sizes)[:-1]])))
+    v1[rows] /= np.repeat(norms, sizes)
+    # A fixed start vector (the same draw for the same blocks) keeps results reproducible.
+    q = np.zeros(n)
+    q[rows] = np.random.default_rng(0).standard_normal(rows.size)
+    proj = np.bincount(ids, weights=v1[rows] * q[rows], minlength=nb)
+    q[rows] -= v1[rows] * proj[ids]
+    q[rows] /= np.repeat(np.sqrt(np.bincount(ids, weights=q[rows] ** 2, minlength=nb)), sizes)
+    q_prev = np.zeros(n)
+    # The kernel indexes blocks by their position in `starts`; bookkeeping here is by the
+    # position in `blocks` (i), mapped through `blocks` when calling it.
+    nblocks = starts.size - 1
+    beta_prev = np.zeros(nblocks)
+    steps = np.zeros(nblocks, dtype=np.intp)
+    alphas = np.zeros((nblocks, max_steps))
+    betas = np.zeros((nblocks, max_steps))
     # Check schedule per block: the next step to check and the last (step, log residual).
     next_check = np.full(nb, CHECK_FIRST)
     last_step = np.zeros(nb, dtype=np.intp)
     last_log = np.full(nb, np.nan)
-    active = np.arange(nb)  # blocks in the current product, in order
-    nnz_block = np.diff(m.indptr[::p])
-    u = None if s_vec is None else np.empty_like(s_vec)  # s ∘ q, the product's input
-    first_due = CHECK_FIRST
-    smallest = int(sizes.min())
-    for j in range(max_steps):
-        steps = j + 1
-        q = basis[qi]
-        if s_vec is None:
-            x = (m @ q.ravel()).reshape(q.shape)  # S q
-        else:  # M q (read S - I for S below)
-            x = (m @ np.multiply(q, s_vec, out=u).ravel()).reshape(q.shape)
-            x *= s_vec
-        # x = S q - α q - β q_prev in one fused update, α = qᵀ S q (q ⊥ q_prev, so this is
-        # the modified Gram-Schmidt α up to rounding); then v1's component is removed from
-        # what is left (keeping the iterate out of the deflated direction, S v1 = θ1 v1).
-        # Removing it in the same update would leave rounding relative to |S q| instead
-        # of |x|, which blows up when x nearly vanishes (Krylov space exhausted).
-        alpha = np.einsum("ij,ij->i", q, x)
-        coef[qi], coef[1 - qi] = alpha, beta_prev
-        x -= np.einsum("kij,ki->ij", basis[:2], coef[:2])
-        x -= np.einsum("ij,ij->i", basis[2], x)[:, None] * basis[2]
-        beta = np.sqrt(np.einsum("ij,ij->i", x, x))
-        alphas[active, j], betas[active, j] = alpha, beta
-        breakdown = beta.min() == 0.0
-        # Only build the per-block schedule mask on the steps where some check may be due.
-        stop = None
-        if steps >= first_due or steps >= smallest - 1 or breakdown or steps == max_steps:
-            running = ~done[active]
-            due = running & (
-                (next_check[active] <= steps) | (steps >= sizes[active] - 1) | (beta == 0)
-            )
-            if steps == max_steps:
-                due = running
-            for i in np.flatnonzero(due):
-                b = active[i]
-                top, resid, gap = _top_ritz(alphas[b, :steps], betas[b, :steps])
-                # For a symmetric operator the Ritz value is within resid of an eigenvalue
-                # and, when the next Ritz value is `gap` below, within resid² / gap of it.
-                # (`gap` is a lower bound, within GAP_ABSTOL; exact once resid is small.)
-                strict = resid <= tol * tol * theta1[b]
-                quadratic = False
-                if not strict and resid <= tol * theta1[b]:
-                    gap = _ritz_gap(alphas[b, :steps], betas[b, :steps], top)
-                    quadratic = resid * resid <= QUAD_TOL * gap
-                if strict or quadratic:
-                    values[b], done[b] = offset[b] - top, True
-                    continue
-                # Residuals decay about geometrically: aim the next check at the step the
-                # quadratic test should pass.
-                log_r = np.log(max(resid, 1e-300))
-                target = np.log(max(min(tol * theta1[b], np.sqrt(QUAD_TOL * gap)), 1e-300))
-                rate = (log_r - last_log[b]) / (steps - last_step[b]) if last_step[b] else 0.0
-                if rate < 0:
-                    ahead = int(np.ceil(CHECK_SAFETY * (target - log_r) / rate))
-                    next_check[b] = steps + min(max(ahead, 1), CHECK_EVERY)
-                else:
-                    next_check[b] = steps + CHECK_RETRY
-                last_step[b], last_log[b] = steps, log_r
-            running = ~done[active]
-            if not running.any():
-                break
-            first_due = int(next_check[active[running]].min())
-            stop = ~running | (beta == 0)
-            if not stop.any():
-                stop = None
-        # The new vector overwrites the previous one's slot; then the slots swap roles.
-        if stop is None:
-            # A product with 1 / β: a broadcast division costs three times as much.
-            np.multiply(x, (1.0 / beta)[:, None], out=basis[1 - qi])
-            beta_prev = beta
-            qi = 1 - qi
-            continue
-        # Breakdown (invariant subspace) or finished block: stop its iterate cleanly.
-        np.divide(x, np.where(stop, 1.0, beta)[:, None], out=basis[1 - qi])
-        basis[:2, stop] = 0.0
-        beta_prev = np.where(stop, 0.0, beta)
-        qi = 1 - qi
-        if nnz_block[active[~running]].sum() >= COMPACT_SHARE * m.nnz:
-            keep = np.flatnonzero(running)
-            m = _take_blocks(m, np.arange(active.size + 1) * p, keep, pad=p)[0]
-            basis, active, beta_prev = basis[:, keep], active[keep], beta_prev[keep]
-            if s_vec is not None:
-                s_vec = s_vec[keep]
-                u = np.empty_like(s_vec)
-            coef = np.zeros((2, keep.size))
-            smallest = int(sizes[active].min())
+    # β this small ends a block: its top Ritz value then passes the strict test below (the
+    # residual bound is at most β), and dividing by it would only normalise rounding noise.
+    beta_min = tol * tol * theta1
+    running = np.arange(nb)
+    while running.size:
+        b_run = blocks[running]
+        # A block is advanced to its next check, or to where its Krylov space must be
+        # exhausted (size - 1 steps), or to the budget; always by at least one step.
+        upto = np.minimum(np.minimum(next_check[running], sizes[running] - 1), max_steps)
+        upto = np.maximum(upto, steps[b_run] + 1).astype(np.intp)
+        upto = np.minimum(upto, max_steps)
+        lanczos_steps(
+            indptr, indices, data, diag, starts, b_run, upto,
+            q, q_prev, v1, beta_prev, steps, alphas, betas, beta_min[running],
+        )  # fmt: skip
+        still = []
+        for i in running:
+            b = blocks[i]
+            j = int(steps[b])
+            top, resid, gap = _top_ritz(alphas[b, :j], betas[b, :j])
+            # For a symmetric operator the Ritz value is within resid of an eigenvalue and,
+            # when the next Ritz value is `gap` below, within resid² / gap of it. (`gap` is
+            # a lower bound, within GAP_ABSTOL; exact once resid is small.)
+            strict = resid <= tol * tol * theta1[i]
+            quadratic = False
+            if not strict and resid <= tol * theta1[i]:
+                gap = _ritz_gap(alphas[b, :j], betas[b, :j], top)
+                quadratic = resid * resid <= QUAD_TOL * gap
+            if strict or quadratic:
+                values[i], done[i] = offset[i] - top, True
+                continue
+            if j >= max_steps:
+                continue
+            # Residuals decay about geometrically: aim the next check at the step the
+            # quadratic test should pass.
+            log_r = np.log(max(resid, 1e-300))
+            target = np.log(max(min(tol * theta1[i], np.sqrt(QUAD_TOL * gap)), 1e-300))
+            rate = (log_r - last_log[i]) / (j - last_step[i]) if last_step[i] else 0.0
+            if rate < 0:
+                ahead = int(np.ceil(CHECK_SAFETY * (target - log_r) / rate))
+                next_check[i] = j + min(max(ahead, 1), CHECK_EVERY)
+            else:
+                next_check[i] = j + CHECK_RETRY
+            last_step[i], last_log[i] = j, log_r
+            still.append(i)
+        running = np.asarray(still, dtype=np.intp)
     return values, done
 
 
@@ -599,9 +535,8 @@ def lambda2_block_diagonal(
     vertex gives exactly 0; then ``"dense"`` for blocks of at most
     ``dense_max`` vertices (stacked by padded size into batched ``numpy.linalg.eigvalsh``
     calls), ``"shift-invert"`` for very sparse blocks, and all remaining blocks go through
-    :func:`batched_lanczos`, in groups of about ``LANCZOS_GROUP_NNZ`` stored entries (so each
-    group's matrix and vectors stay in cache), with shift-invert as the fallback for the blocks
-    it could not finish within ``LANCZOS_MAX_STEPS``. Last, the blocks whose computed λ2 is
+    :func:`batched_lanczos`, with shift-invert as the fallback for the blocks it could not
+    finish within ``LANCZOS_MAX_STEPS``. Last, the blocks whose computed λ2 is
     at most ``CONNECTED_MIN`` (the only ones that can be disconnected) go through one
     ``connected_components`` call: more than one component gives exactly 0
     (``"components"``).
@@ -675,11 +610,11 @@ def lambda2_block_diagonal(
     for b in np.flatnonzero(route == "shift-invert"):
         values[b], paths[b] = _shift_invert_or_lanczos(block(b), laplacian), "shift-invert"
     lanczos = np.flatnonzero(route == "lanczos")
-    for group in _groups(lanczos, nnz_per_block[lanczos], LANCZOS_GROUP_NNZ):
+    if lanczos.size:
         vals, ok = batched_lanczos(
-            w, starts, d, laplacian, LANCZOS_MAX_STEPS, BATCH_TOL, blocks=group
+            w, starts, d, laplacian, LANCZOS_MAX_STEPS, BATCH_TOL, blocks=lanczos
         )
-        for i, b in enumerate(group):
+        for i, b in enumerate(lanczos):
             if ok[i]:
                 values[b], paths[b] = vals[i], "lanczos"
             elif method == "lanczos":
@@ -708,20 +643,6 @@ def lambda2_block_diagonal(
             for i in np.flatnonzero(np.bincount(comp_block, minlength=doubt.size) > 1):
                 values[doubt[i]], paths[doubt[i]] = 0.0, "components"
     return values, paths
-
-
-def _groups(blocks: np.ndarray, nnz: np.ndarray, budget: int) -> list[np.ndarray]:
-    """Consecutive runs of ``blocks`` holding about ``budget`` stored entries each."""
-    out: list[np.ndarray] = []
-    first, total = 0, 0
-    for i, z in enumerate(nnz):
-        if i > first and total + z > budget:
-            out.append(blocks[first:i])
-            first, total = i, 0
-        total += z
-    if blocks.size:
-        out.append(blocks[first:])
-    return out
 
 
 def _dense_batch(
