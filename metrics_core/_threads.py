@@ -18,6 +18,9 @@ from metrics_core.validation._errors import ClustlensInputError
 T = TypeVar("T")
 R = TypeVar("R")
 
+#: Environment variable that sets the default thread count (``workers=None``).
+ENV_WORKERS = "CLUSTLENS_WORKERS"
+
 
 def available_cpus() -> int:
     """The CPUs this process may run on (its affinity mask, not the machine's count)."""
@@ -28,17 +31,24 @@ def available_cpus() -> int:
 
 
 def check_workers(workers: Any, name: str = "workers") -> int:
-    """``workers`` as a thread count: None means every available CPU; else an int >= 1.
+    """``workers`` as a thread count: an int >= 1; None means ``CLUSTLENS_WORKERS`` from the
+    environment when it is set (a shared machine's limit for every call, the CLI and the
+    dashboard included), else every CPU this process may use.
 
     Examples
     --------
     >>> check_workers(2)
     2
-    >>> check_workers(None) == available_cpus()
-    True
     """
     if workers is None:
-        return available_cpus()
+        value = os.environ.get(ENV_WORKERS, "").strip()
+        if not value:
+            return available_cpus()
+        if not value.isdigit() or int(value) < 1:
+            raise ClustlensInputError(
+                f"must be an integer >= 1, got {value!r}", source=f"environment {ENV_WORKERS}"
+            )
+        return int(value)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ClustlensInputError(
             f"must be None (every available CPU) or an integer >= 1, got {workers!r}", source=name

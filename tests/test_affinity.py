@@ -698,6 +698,25 @@ def test_workers_must_be_none_or_a_positive_integer(workers):
     assert err.value.source == "workers"
 
 
+def test_lanczos_gives_the_same_bits_with_32_and_64_bit_indices():
+    """The compiled steps are specialised per index type; both must compute the same."""
+    blocks = [random_sparse(n, 6, n) for n in (150, 200, 170)]
+    w = sp.block_diag(blocks, format="csr")
+    starts = np.concatenate([[0], np.cumsum([b.shape[0] for b in blocks])])
+    narrow = sp.csr_array(
+        (w.data, w.indices.astype(np.int32), w.indptr.astype(np.int32)), shape=w.shape
+    )
+    wide = sp.csr_array(
+        (w.data, w.indices.astype(np.int64), w.indptr.astype(np.int64)), shape=w.shape
+    )
+    assert wide.indices.dtype == np.int64 and narrow.indices.dtype == np.int32
+    for laplacian in ("normalized", "unnormalized"):
+        a = sg.batched_lanczos(narrow, starts, sg.degrees(narrow), laplacian, 300, 1e-7)
+        b = sg.batched_lanczos(wide, starts, sg.degrees(wide), laplacian, 300, 1e-7)
+        assert a[1].all() and b[1].all()
+        np.testing.assert_array_equal(a[0], b[0])
+
+
 @pytest.mark.parametrize("weight", [1.0, 2.0, 7.5])
 @pytest.mark.parametrize("n", [3, 4, 9])
 def test_lanczos_stops_cleanly_on_an_invariant_krylov_space(n, weight):

@@ -155,6 +155,47 @@ def test_a_sweep_done_in_its_first_chunk_is_drawn_by_the_same_run(monkeypatch):
     assert not at.get("progress") and "sw_stop" not in [b.key for b in at.button]
 
 
+def test_the_progress_bar_shows_only_once_a_run_takes_a_while(monkeypatch):
+    """A run of cached settings (milliseconds) never puts a Stop button or a bar on the page —
+    they would flash and cost a redraw; one that has taken 0.3 s shows them from then on."""
+    import time
+
+    import streamlit as st
+
+    import dashboard.compute.sweep as cs
+
+    at = tiny_grid(sweep_page())
+    ok(at.button(key="sw_run").click().run())  # computes and caches both settings
+    shown: list[str] = []
+    real_progress, real_button = st.progress, st.button
+
+    def progress(*args, **kwargs):
+        shown.append("bar")
+        return real_progress(*args, **kwargs)
+
+    def button(label, *args, **kwargs):
+        if kwargs.get("key") == "sw_stop":
+            shown.append("stop")
+        return real_button(label, *args, **kwargs)
+
+    monkeypatch.setattr(st, "progress", progress)
+    monkeypatch.setattr(st, "button", button)
+    ok(at.button(key="sw_run").click().run())
+    assert run_state(at)["status"] == "done" and not shown
+    real_setting = cs.run_setting
+
+    def slow(*args, **kwargs):
+        time.sleep(0.35)
+        return real_setting(*args, **kwargs)
+
+    monkeypatch.setattr(cs, "run_setting", slow)
+    ok(at.button(key="sw_run").click().run())
+    assert run_state(at)["status"] == "done"
+    assert shown[:2] == ["stop", "bar"]
+    # gone once the run is done
+    assert not at.get("progress") and "sw_stop" not in [b.key for b in at.button]
+
+
 def test_a_long_sweep_runs_chunk_by_chunk_to_the_end(monkeypatch):
     import dashboard.compute.sweep_job as job
 

@@ -43,9 +43,22 @@ def test_the_first_failing_item_in_order_raises():
         list(thread_map(fail_on_odd, range(6), 3))
 
 
-def test_workers_none_means_the_cpus_this_process_may_use():
+def test_workers_none_means_the_cpus_this_process_may_use(monkeypatch):
+    monkeypatch.delenv("CLUSTLENS_WORKERS", raising=False)
     assert check_workers(None) == available_cpus() >= 1
     assert check_workers(3) == 3
+
+
+def test_the_environment_sets_the_default_and_a_bad_value_is_named(monkeypatch):
+    monkeypatch.setenv("CLUSTLENS_WORKERS", "3")
+    assert check_workers(None) == 3
+    assert check_workers(1) == 1  # an explicit count wins
+    for bad in ("0", "two", "-1", "1.5"):
+        monkeypatch.setenv("CLUSTLENS_WORKERS", bad)
+        with pytest.raises(ClustlensInputError) as err:
+            check_workers(None)
+        assert err.value.source == "environment CLUSTLENS_WORKERS"
+        assert repr(bad) in str(err.value)
 
 
 @pytest.mark.parametrize("bad", [0, -2, 2.0, True, "4"])

@@ -9,6 +9,7 @@ shows, the Stop button works and finished settings survive a stop or a page swit
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any
 
 import streamlit as st
@@ -28,6 +29,10 @@ from dashboard.ui import widgets as ui
 #: A running sweep reruns the page after this many seconds of computing (shows partial results
 #: and gives the Stop button its turn).
 CHUNK_SECONDS = 2.0
+#: A run shows its Stop button and progress bar once it has taken this long (see _advance).
+PROGRESS_AFTER_S = 0.3
+#: The bar moves at most this often.
+PROGRESS_EVERY_S = 0.2
 #: Session key of the "Data and model" box's open state.
 K_SETUP_OPEN = "sw_setup_open"
 SOURCES = {
@@ -275,14 +280,36 @@ def _bundle_widgets(s: state.AppState) -> None:
 def _advance(run: dict[str, Any], slot: Any) -> str:
     """Run pending settings for about :data:`CHUNK_SECONDS` under a progress bar in ``slot``
     (an ``st.empty``); returns the job's outcome (``"more"``, ``"done"`` or ``"stopped"``). The
-    bar goes once the sweep is done."""
-    with slot.container():
-        st.button("Stop", key="sw_stop", on_click=_stop, icon=":material/stop:")
-        bar = st.progress(job.fraction(run), text=job.progress_text(run))
-    outcome = job.advance(
-        run, CHUNK_SECONDS, lambda: bar.progress(job.fraction(run), text=job.progress_text(run))
-    )
-    if outcome == "done":
+    bar goes once the sweep is done.
+
+    The Stop button and the bar appear only once the run has taken :data:`PROGRESS_AFTER_S`
+    (at once on a later chunk), and the bar moves at most every :data:`PROGRESS_EVERY_S`: the
+    default sweep's nine settings take ~0.15 s, and a bar that appeared, moved nine times and
+    went cost the page ~0.1 s more than the computing (each update a message the server sends
+    while it computes, and a redraw of the page in the browser) for nothing anyone could read.
+    """
+    began = time.perf_counter()
+    shown: dict[str, Any] = {"bar": None, "at": 0.0}
+
+    def show() -> None:
+        with slot.container():
+            st.button("Stop", key="sw_stop", on_click=_stop, icon=":material/stop:")
+            shown["bar"] = st.progress(job.fraction(run), text=job.progress_text(run))
+        shown["at"] = time.perf_counter()
+
+    def progress() -> None:
+        now = time.perf_counter()
+        if shown["bar"] is None:
+            if now - began >= PROGRESS_AFTER_S:
+                show()
+        elif now - shown["at"] >= PROGRESS_EVERY_S:
+            shown["bar"].progress(job.fraction(run), text=job.progress_text(run))
+            shown["at"] = now
+
+    if run["rows"]:  # a later chunk of a long sweep: its bar was already on the page
+        show()
+    outcome = job.advance(run, CHUNK_SECONDS, progress)
+    if outcome == "done" and shown["bar"] is not None:
         slot.empty()
     return outcome
 

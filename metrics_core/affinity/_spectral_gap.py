@@ -62,10 +62,11 @@ Laplacian = Literal["normalized", "unnormalized"]
 Method = Literal["auto", "dense", "lanczos", "shift-invert"]
 METHODS: tuple[str, ...] = ("auto", "dense", "lanczos", "shift-invert")
 
-# Blocks with at most this many vertices use dense eigvalsh. Dense costs ~n³ (45 ms at n = 1000,
-# ~5 ms at n = 250 on one idle core) while the batched Lanczos shares each sparse product among
-# all blocks: 100 classes of 200 points with ~36 stored entries per row took 0.2 s batched vs
-# 1.0 s dense, 100 classes of 500 took 0.5 s vs 2.0 s (loaded 2-core machine).
+# Blocks with at most this many vertices use dense eigvalsh (batched). 100 classes of n points,
+# whole CONN, dense against the compiled Lanczos: n = 32 8 / 9 ms, 64 21 / 19, 128 67 / 36,
+# 256 670 / 78. Lanczos wins from ~64, but by milliseconds below 128, and there it would load
+# numba's runtime (~0.3 s, ~100 MiB, once per process) for small inputs such as the
+# dashboard's demo (classes of 80 points), which the dense path computes without it.
 DENSE_MAX = 128
 # ARPACK restarts allowed to the deflated Lanczos before falling back to shift-invert.
 LANCZOS_MAXITER = 60
@@ -260,10 +261,6 @@ def _shift_invert(w, d, laplacian: str) -> float:
         return_eigenvectors=False,
     )[0]
     return float(sigma + 1.0 / theta)
-
-
-def _segment_sum(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    return np.add.reduceat(x, starts[:-1]) if x.size else np.zeros(starts.size - 1)
 
 
 def _take_blocks(
