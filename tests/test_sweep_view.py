@@ -196,6 +196,30 @@ def test_the_progress_bar_shows_only_once_a_run_takes_a_while(monkeypatch):
     assert not at.get("progress") and "sw_stop" not in [b.key for b in at.button]
 
 
+def test_a_new_sweep_picks_its_own_best_setting_not_the_demos():
+    """The demo's best is setting 7; the default LSR sweep has 11 settings, so a pick carried
+    over would still be a valid position — of another sweep (the browser even kept the demo's
+    label for it). A new sweep gets a new "Setting" box, on its own best."""
+    at = sweep_page()
+
+    def setting_box():
+        (box,) = [b for b in at.selectbox if b.label == "Setting"]
+        return box
+
+    demo = setting_box()
+    assert demo.value == 7 and "(best)" in demo.options[7]
+    ok(at.button(key="sw_run").click().run())
+    run = run_state(at)
+    assert run["status"] == "done" and len(run["rows"]) > 7
+    box = setting_box()
+    assert box.key != demo.key
+    best = [i for i, label in enumerate(box.options) if label.endswith("(best)")]
+    assert best == [box.value]
+    assert "lambda=23.71" not in " ".join(box.options)  # the demo's settings are gone
+    ok(at.run())  # the pick stays on later reruns
+    assert setting_box().key == box.key and setting_box().value == box.value
+
+
 def test_a_long_sweep_runs_chunk_by_chunk_to_the_end(monkeypatch):
     import dashboard.compute.sweep_job as job
 

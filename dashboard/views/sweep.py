@@ -9,6 +9,7 @@ shows, the Stop button works and finished settings survive a stop or a page swit
 from __future__ import annotations
 
 import dataclasses
+import secrets
 import time
 from typing import Any
 
@@ -398,7 +399,7 @@ def _results(run: dict[str, Any], s: state.AppState) -> None:
     page = state.get().sweep
     if picked is not None and page.last_pick != picked:
         page.last_pick = picked
-        st.session_state["sw_pick"] = picked
+        st.session_state[_pick_key(run)] = picked
     c3.caption("Click a marker to pick its setting below.")
 
     if swept:
@@ -484,6 +485,13 @@ def _table(run, rows, swept, metrics) -> None:
     )
 
 
+def _pick_key(run: dict[str, Any]) -> str:
+    """The "Setting" box's key, one per sweep: a new sweep gets a new box, its pick starting
+    at that sweep's best. (With one key for every sweep, a pick carried over from the demo
+    named a setting of the demo after "Run sweep", and the browser kept the demo's label.)"""
+    return run.setdefault("pick_key", f"sw_pick-{secrets.token_hex(4)}")
+
+
 def _open_controls(run, rows, swept, best, color_by) -> None:
     st.subheader("Open one setting in the other views")
     can_open = run["kind"] == "model" or run.get("truth") is not None
@@ -491,8 +499,9 @@ def _open_controls(run, rows, swept, best, color_by) -> None:
         ui.note("a results-only sweep has no predictions or C to open")
         return
     positions = list(range(len(rows)))
-    if st.session_state.get("sw_pick") not in positions:
-        st.session_state["sw_pick"] = best if best is not None else 0
+    key = _pick_key(run)
+    if st.session_state.get(key) not in positions:
+        st.session_state[key] = best if best is not None else 0
 
     def label(pos: int) -> str:
         r = rows[pos]
@@ -502,7 +511,7 @@ def _open_controls(run, rows, swept, best, color_by) -> None:
         return name + extra + (" (best)" if pos == best else "")
 
     c1, c2 = st.columns([3, 2])
-    pos = c1.selectbox("Setting", positions, format_func=label, key="sw_pick")
+    pos = c1.selectbox("Setting", positions, format_func=label, key=key)
     c2.button(
         "Open in Summary, Contingency and Affinity",
         key="sw_open",

@@ -84,7 +84,7 @@ def test_clicking_a_sweep_marker_picks_its_setting(page, streamlit_server) -> No
     """The click reaches the page as st.plotly_chart's selection would: "Setting" follows."""
     open_first_view(page, streamlit_server.url)
     open_view(page, "Sweep")
-    setting = page.locator(".st-key-sw_pick input")
+    setting = page.locator("[class*='st-key-sw_pick-'] input")
     before = setting.input_value()  # the best setting, picked by default
     markers = page.locator(".st-key-sweep_tradeoff .scatterlayer .points path.point")
     assert markers.count() >= 3
