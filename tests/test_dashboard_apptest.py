@@ -390,6 +390,29 @@ def test_every_chart_offers_png_and_svg_on_request() -> None:
     ok(at.button(key="contingency_heatmap_export_prepare").click().run())
     labels = {str(d.proto.label) for d in at.get("download_button")}
     assert {"PNG", "SVG", "PDF"} <= labels
+    # the downloads stay in the button's place across reruns, until closed
+    ok(at.run())
+    assert "contingency_heatmap_export_prepare" not in {b.key for b in at.button}
+    ok(at.button(key="contingency_heatmap_export_close").click().run())
+    assert not at.get("download_button")
+    assert "contingency_heatmap_export_prepare" in {b.key for b in at.button}
+
+
+def _popovers(node) -> int:
+    children = getattr(node, "children", None)
+    if not isinstance(children, dict):
+        return 0
+    return sum((getattr(c, "type", "") == "popover") + _popovers(c) for c in children.values())
+
+
+def test_charts_offer_their_exports_by_a_button_not_a_menu() -> None:
+    """A popover under each chart cost the browser ~12 ms a chart on every visit (issue 14):
+    the charts' "PNG / SVG / PDF" is a plain button."""
+    at = start()
+    for page in ("views/summary.py", "views/contingency.py", "views/affinity.py"):
+        ok(at.switch_page(page).run())
+        assert [b for b in at.button if str(b.key).endswith("_export_prepare")]
+        assert _popovers(at.main) == 0, page
 
 
 def test_the_sidebar_boxes_are_built_only_when_open():

@@ -250,7 +250,7 @@ def require(
 
 def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     """Draw a Plotly figure, restyled for presentation mode (theme and font size) when it is on,
-    with a small "PNG / SVG / PDF" download menu under it.
+    with a small "PNG / SVG / PDF" download button under it.
 
     Every view draws through this, so presentation mode and the static downloads reach every
     figure, not only the ones of the page that defined them. The images are rendered on request
@@ -270,8 +270,7 @@ def chart(fig: Any, key: str, *, export: bool = True, **kwargs: Any) -> Any:
     else:
         event = st.plotly_chart(fig, key=key, **kwargs)
     if export:
-        with st.popover("PNG / SVG / PDF", icon=":material/download:"):
-            downloads.figure_downloads(fig, f"clustlens_{key}", f"{key}_export")
+        downloads.figure_downloads(fig, f"clustlens_{key}", f"{key}_export")
     return event
 
 

@@ -248,7 +248,7 @@ def _table_tab(settings: presentation.Settings) -> None:
     _steps(table, values, average)
     with st.expander("Export"):
         _table_exports(values)
-        st.caption("Each figure has its own PNG / SVG / PDF menu under it.")
+        st.caption("Each figure has its own PNG / SVG / PDF button under it.")
         _report_download(table, values, [("Contingency table", heat), ("Pair confusion", pairs)])
 
 
