@@ -21,7 +21,7 @@ class SweepState:
     run: dict[str, Any] | None = None
     upload: tuple[tuple[str, str], Any] | None = None  # ((X, labels) SHA-256, SweepData) parsed
     message: tuple[str, str] | None = None
-    last_pick: int | None = None  # the setting last clicked in the trade-off plot
+    last_pick: tuple[str, int] | None = None  # (sweep's box key, setting) last clicked
 
 
 @dataclass

@@ -285,9 +285,9 @@ def _advance(run: dict[str, Any], slot: Any) -> str:
 
     The Stop button and the bar appear only once the run has taken :data:`PROGRESS_AFTER_S`
     (at once on a later chunk), and the bar moves at most every :data:`PROGRESS_EVERY_S`: the
-    default sweep's nine settings take ~0.15 s, and a bar that appeared, moved nine times and
-    went cost the page ~0.1 s more than the computing (each update a message the server sends
-    while it computes, and a redraw of the page in the browser) for nothing anyone could read.
+    default sweep's 11 settings take ~0.1 s, and a bar that appeared, moved after each setting
+    and went (each update a message the server sends while it computes, and a redraw of the
+    page in the browser) showed nothing anyone could read.
     """
     began = time.perf_counter()
     shown: dict[str, Any] = {"bar": None, "at": 0.0}
@@ -397,8 +397,10 @@ def _results(run: dict[str, Any], s: state.AppState) -> None:
     )
     picked = _picked_from_event(event, len(rows))
     page = state.get().sweep
-    if picked is not None and page.last_pick != picked:
-        page.last_pick = picked
+    # the last click is remembered per sweep, as its "Setting" box is one per sweep: a click on
+    # a new sweep's marker at the position last clicked on another sweep still picks it
+    if picked is not None and page.last_pick != (_pick_key(run), picked):
+        page.last_pick = (_pick_key(run), picked)
         st.session_state[_pick_key(run)] = picked
     c3.caption("Click a marker to pick its setting below.")
 

@@ -374,7 +374,6 @@ def batched_lanczos(
     if nb == 0:
         return values, done
     w = sp.csr_array(w)
-    indptr, indices = w.indptr, w.indices
     d = np.asarray(d, dtype=np.float64)
     n = d.size
     sizes = np.diff(starts)[blocks]
@@ -396,7 +395,7 @@ def batched_lanczos(
         v1[rows] = 1.0
         scale[rows] = 1.0
     data = np.asarray(w.data, dtype=np.float64)
-    indptr, indices, data, diag = scaled_upper(indptr, indices, data, scale)
+    indptr, indices, data, diag = scaled_upper(w.indptr, w.indices, data, scale)
     if laplacian == "unnormalized":
         # S = c I - L = (c - D) + W: the shift joins W's diagonal (its self-loops).
         diag[rows] += np.repeat(theta1, sizes) - d[rows]
