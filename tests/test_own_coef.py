@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from html_tables import static_tables
 from streamlit.testing.v1 import AppTest
 
 import metrics_core as mc
@@ -79,7 +80,8 @@ def test_compare_page_gives_sre_and_conn_per_prediction() -> None:
     ok(at.switch_page("views/compare.py").run())
     at.selectbox(key="cmp_a").set_value(at.selectbox(key="cmp_a").options[0])
     ok(at.run())
-    rows = [r for t in at.table for r in t.value.to_dict("records") if "B − A" in r]
+    assert not at.table  # one static table (ui.static_table), not st.table
+    rows = [r for t in static_tables(at) for r in t.to_dict("records") if "B − A" in r]
     sre = next(r for r in rows if r["metric"] == "SRE")
     assert float(sre["B"]) == 0.0 and float(sre["A"]) > 0.0
     assert "A's is demo: demo_coef.npz, B's is clean.npz" in unescape(

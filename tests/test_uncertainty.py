@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from html_tables import static_tables
 from scipy.optimize import linear_sum_assignment
 from sklearn import metrics as skm
 
@@ -119,8 +120,9 @@ def test_summary_page_intervals_and_paired_difference_on_request():
     at.selectbox(key="unc_other").set_value(at.selectbox(key="unc_other").options[1])
     at.button(key="unc_run").click().run()
     assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
-    tables = [t for t in at.table]
-    text = " ".join(str(t.value) for t in tables)
+    # one static table each (ui.static_table), not st.table
+    assert not at.table
+    text = " ".join(" ".join(t.columns) + str(t.values) for t in static_tables(at))
     assert "95% interval" in text and "p vs chance" in text and "p (no difference)" in text
     notes = " ".join(c.value for c in at.caption)
     assert "percentile bootstrap over points, 100 resamples" in notes.replace("\\", "")
@@ -169,7 +171,7 @@ def test_summary_report_download_carries_the_computed_intervals(monkeypatch):
     at.button(key="unc_run").click().run()
     at.button(key="report_prepare").click().run()
     assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
-    shown = next(t.value for t in at.table if "95% interval" in str(t.value))
+    shown = next(t for t in static_tables(at) if "95% interval" in t.columns)
     acc = str(shown.iloc[0]["95% interval"])  # the ACC row as the page shows it
     assert seen and "Is it a real difference?" in seen[-1]
     assert acc in seen[-1] and "100 resamples" in seen[-1]

@@ -63,7 +63,8 @@ def render() -> None:
             if k in ma and k in mb:
                 rows.append({"metric": column_label(k), "A": f"{ma[k]:.4f}",
                              "B": f"{mb[k]:.4f}", "B − A": f"{mb[k] - ma[k]:+.4f}"})  # fmt: skip
-        st.table(rows, hide_index=True, border="horizontal")
+        # one static element (st.table renders each of its ~60 cells as a Markdown element)
+        ui.static_table(rows, ["metric", "A", "B", "B − A"])
         ca, cb = s.coef_for(a), s.coef_for(b)
         if ca is not None and cb is not None:
             same = ca.key == cb.key

@@ -140,7 +140,7 @@ def _uncertainty(s: state.AppState, pred, conv: Conventions) -> None:
          "p vs chance": f"{r['p_value']:.3g}"}
         for r in out["rows"]
     ]  # fmt: skip
-    st.table(rows, hide_index=True, border="horizontal")
+    ui.static_table(rows, list(rows[0]) if rows else ["metric"])
     ui.note(out["method"])
     if "paired" in out:
         rows = [
@@ -149,7 +149,7 @@ def _uncertainty(s: state.AppState, pred, conv: Conventions) -> None:
              "p (no difference)": f"{r['p_value']:.3g}"}
             for r in out["paired"]
         ]  # fmt: skip
-        st.table(rows, hide_index=True, border="horizontal")
+        ui.static_table(rows, list(rows[0]) if rows else ["metric"])
         ui.note(out["paired_method"])
 
 
