@@ -50,6 +50,7 @@ def command(address: str, port: int) -> list[str]:
         "--runner.magicEnabled=false",  # see .streamlit/config.toml
         "--server.fileWatcherType=none",  # see .streamlit/config.toml
         "--runner.postScriptGC=false",  # see .streamlit/config.toml
+        "--global.maxCachedMessageAge=50",  # see .streamlit/config.toml
         "--server.enableStaticServing=true",  # plotly.js for the chart element (ui/chart_element)
         f"--browser.serverAddress={address}",
     ]

@@ -158,6 +158,38 @@ def test_a_page_visited_again_gets_its_drawn_charts_back(page, streamlit_server)
     assert not page.js_errors
 
 
+def test_a_page_visited_again_later_gets_its_charts_data_from_the_browser(
+    page, streamlit_server
+) -> None:
+    """Affinity again after four other pages: its 1.2 MB heatmap does not cross the websocket
+    again (Streamlit's message cache keeps it for 50 runs, not 2: the server sends a reference
+    to the browser's copy), and the chart drawn on the first visit comes back undrawn."""
+    received: list[int] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived",
+            lambda p: received.append(len(p) if isinstance(p, (bytes, bytearray)) else 0),
+        ),
+    )
+    open_first_view(page, streamlit_server.url)
+    received.clear()
+    open_view(page, "Affinity")
+    first = sum(received)
+    assert first > 1_000_000, first  # the demo's 400 x 400 heatmap
+    for title in ("Contingency", "Pair confusion", "Compare", "Points"):
+        open_view(page, title)
+    page.evaluate(COUNT_DRAWS)
+    received.clear()
+    open_view(page, "Affinity")
+    page.wait_for_timeout(500)  # a late draw would have come by now
+    assert_no_exception(page)
+    assert sum(received) < 100_000, (first, sum(received))
+    draws = page.evaluate("() => window.__draws")
+    assert not draws.get("affinity_plot"), draws
+    assert not page.js_errors
+
+
 #: One small figure of each trace type the dashboard draws, drawn with the served plotly.js.
 EVERY_TRACE_TYPE = """() => {
   const figs = {
