@@ -220,6 +220,37 @@ def test_only_an_open_step_is_built(app):
     assert not app.code
 
 
+def test_the_export_box_is_built_when_opened_and_exports_the_values_shown(app, monkeypatch):
+    """Closed (the default), the Export box sends its label only; opened (a rerun), its CSV
+    download carries the metrics the page shows, and its report is built on request."""
+    from dashboard.outputs import export
+
+    written: list[list[dict]] = []
+    real = export.to_csv
+    monkeypatch.setattr(export, "to_csv", lambda rows, *a, **k: written.append(rows) or real(
+        rows, *a, **k))  # fmt: skip
+
+    def downloads() -> set[str]:
+        return {b.proto.label for b in app.get("download_button")}
+
+    assert "Export" in [e.label for e in app.expander]
+    assert not downloads() and "learn_report_prepare" not in [b.key for b in app.button]
+    assert not written  # no file made for a closed box
+    app.session_state["learn_export_open"] = True
+    app.run()
+    assert not app.exception
+    assert {"Metrics as CSV", "JSON", "LaTeX (booktabs)"} <= downloads()
+    shown = _shown(app)
+    row = written[-1][0]
+    assert f"{row['acc']:.4f}" == shown["ACC"] == "0.8800" and f"{row['ari']:.4f}" == shown["ARI"]
+    app.button(key="learn_report_prepare").click().run()
+    assert not app.exception
+    assert "Download report (HTML, opens offline)" in downloads()
+    app.session_state["learn_export_open"] = False
+    app.run()
+    assert not downloads()
+
+
 def test_each_scenario_button_shows_its_known_values(app):
     labels = dict((k, lab) for k, lab in [("acc", "ACC"), ("purity", "purity"), ("ari", "ARI"),
                   ("nmi", "NMI"), ("ami", "AMI"), ("homogeneity", "homogeneity"),

@@ -41,6 +41,7 @@ from metrics_core.validation._errors import ClustlensInputError  # noqa: E402
 K_AVERAGE = "learn_average_method"  # the normaliser widget's key
 K_TAB = "learn_tab"  # the open tab (only its content runs)
 K_TYPE_OPEN = "learn_type_open"  # the "Type or paste a table" box is open
+K_EXPORT_OPEN = "learn_export_open"  # the "Export" box is open
 K_STEP = "learn_step_"  # + an explanation's key: whether its step-by-step box is open
 DEFAULT_SCENARIO = "seed"
 
@@ -246,10 +247,16 @@ def _table_tab(settings: presentation.Settings) -> None:
     _chart(heat, "learn_heat", settings)
     _chart(pairs, "learn_pairs", settings)
     _steps(table, values, average)
-    with st.expander("Export"):
-        _table_exports(values)
-        st.caption("Each figure has its own PNG / SVG / PDF button under it.")
-        _report_download(table, values, [("Contingency table", heat), ("Pair confusion", pairs)])
+    # built only when opened (a rerun): its three downloads and the report button are not
+    # needed drawn (nor their files made) on every visit
+    box = st.expander("Export", key=K_EXPORT_OPEN, on_change="rerun")
+    if box.open:
+        with box:
+            _table_exports(values)
+            st.caption("Each figure has its own PNG / SVG / PDF button under it.")
+            _report_download(
+                table, values, [("Contingency table", heat), ("Pair confusion", pairs)]
+            )
 
 
 def _selected_points(event) -> list[int]:
