@@ -196,15 +196,15 @@ def _table_exports(values: dict) -> None:
     keys = [k for k, _ in HEADLINE]
     row = {"table": "Learn table", **{k: values[k] for k in keys}}
     # side by side, each sized to its label (as Summary's downloads)
-    row_ = st.container(horizontal=True, gap="small")
-    row_.download_button("Metrics as CSV", export.to_csv([row]), "learn_metrics.csv",
-                         "text/csv", key="learn_csv", icon=":material/download:")  # fmt: skip
-    row_.download_button("JSON", export.to_json(values), "learn_metrics.json",
-                         "application/json", key="learn_json",
-                         icon=":material/download:")  # fmt: skip
+    buttons = st.container(horizontal=True, gap="small")
+    buttons.download_button("Metrics as CSV", export.to_csv([row]), "learn_metrics.csv",
+                            "text/csv", key="learn_csv", icon=":material/download:")  # fmt: skip
+    buttons.download_button("JSON", export.to_json(values), "learn_metrics.json",
+                            "application/json", key="learn_json",
+                            icon=":material/download:")  # fmt: skip
     tex = metrics_latex({"this table": values}, keys, headers=dict(HEADLINE))
-    row_.download_button("LaTeX (booktabs)", tex, "learn_metrics.tex", "text/x-tex",
-                         key="learn_tex", icon=":material/download:")  # fmt: skip
+    buttons.download_button("LaTeX (booktabs)", tex, "learn_metrics.tex", "text/x-tex",
+                            key="learn_tex", icon=":material/download:")  # fmt: skip
 
 
 def _report_download(table: np.ndarray, values: dict, figures: list) -> None:

@@ -140,7 +140,7 @@ def _uncertainty(s: state.AppState, pred, conv: Conventions) -> None:
          "p vs chance": f"{r['p_value']:.3g}"}
         for r in out["rows"]
     ]  # fmt: skip
-    ui.static_table(rows, list(rows[0]) if rows else ["metric"])
+    ui.static_table(rows, ["metric", "value", "95% interval", "p vs chance"])
     ui.note(out["method"])
     if "paired" in out:
         rows = [
@@ -149,7 +149,9 @@ def _uncertainty(s: state.AppState, pred, conv: Conventions) -> None:
              "p (no difference)": f"{r['p_value']:.3g}"}
             for r in out["paired"]
         ]  # fmt: skip
-        ui.static_table(rows, list(rows[0]) if rows else ["metric"])
+        ui.static_table(
+            rows, ["metric", f"{b.name} − {pred.name}", "95% interval", "p (no difference)"]
+        )
         ui.note(out["paired_method"])
 
 
