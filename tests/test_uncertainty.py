@@ -122,6 +122,9 @@ def test_summary_page_intervals_and_paired_difference_on_request():
     assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     # one static table each (ui.static_table), not st.table
     assert not at.table
+    shown = [t for t in static_tables(at) if "95% interval" in t.columns]
+    assert len(shown) == 2 and all((t != "").all(axis=None) for t in shown)  # every cell filled
+    assert all(v.startswith(("+", "-")) for v in shown[1].iloc[:, 1])  # paired: B − A, signed
     text = " ".join(" ".join(t.columns) + str(t.values) for t in static_tables(at))
     assert "95% interval" in text and "p vs chance" in text and "p (no difference)" in text
     notes = " ".join(c.value for c in at.caption)

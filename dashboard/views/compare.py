@@ -64,7 +64,7 @@ def render() -> None:
                 rows.append({"metric": column_label(k), "A": f"{ma[k]:.4f}",
                              "B": f"{mb[k]:.4f}", "B − A": f"{mb[k] - ma[k]:+.4f}"})  # fmt: skip
         # one static element (st.table renders each of its ~60 cells as a Markdown element)
-        ui.static_table(rows, ["metric", "A", "B", "B − A"])
+        ui.static_table(rows, list(rows[0]))
         ca, cb = s.coef_for(a), s.coef_for(b)
         if ca is not None and cb is not None:
             same = ca.key == cb.key

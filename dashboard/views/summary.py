@@ -134,24 +134,25 @@ def _uncertainty(s: state.AppState, pred, conv: Conventions) -> None:
     b = s.pred(req["other"]) if req["other"] != "—" else None
     with st.spinner("resampling …"):
         out = compute.uncertainty(s.truth, pred, b, conv, req["n"], req["seed"])
+    columns = ["metric", "value", "95% interval", "p vs chance"]
     rows = [
-        {"metric": column_label(r["metric"]), "value": f"{r['value']:.4f}",
-         "95% interval": f"[{r['low']:.4f}, {r['high']:.4f}]",
-         "p vs chance": f"{r['p_value']:.3g}"}
+        dict(zip(columns, [column_label(r["metric"]), f"{r['value']:.4f}",
+                           f"[{r['low']:.4f}, {r['high']:.4f}]", f"{r['p_value']:.3g}"],
+                 strict=True))
         for r in out["rows"]
     ]  # fmt: skip
-    ui.static_table(rows, ["metric", "value", "95% interval", "p vs chance"])
+    ui.static_table(rows, columns)
     ui.note(out["method"])
     if "paired" in out:
+        diff = f"{b.name} − {pred.name}"
+        columns = ["metric", diff, "95% interval", "p (no difference)"]
         rows = [
-            {"metric": column_label(r["metric"]), f"{b.name} − {pred.name}": f"{r['value']:+.4f}",
-             "95% interval": f"[{r['low']:+.4f}, {r['high']:+.4f}]",
-             "p (no difference)": f"{r['p_value']:.3g}"}
+            dict(zip(columns, [column_label(r["metric"]), f"{r['value']:+.4f}",
+                               f"[{r['low']:+.4f}, {r['high']:+.4f}]", f"{r['p_value']:.3g}"],
+                     strict=True))
             for r in out["paired"]
         ]  # fmt: skip
-        ui.static_table(
-            rows, ["metric", f"{b.name} − {pred.name}", "95% interval", "p (no difference)"]
-        )
+        ui.static_table(rows, columns)
         ui.note(out["paired_method"])
 
 
