@@ -79,6 +79,25 @@ def test_starts_without_a_terminal_from_any_folder_and_stops_cleanly(tmp_path, s
             proc.kill()
 
 
+def test_the_server_imports_the_checkout_its_entry_script_is_in(tmp_path):
+    """From a source checkout the server's PYTHONPATH starts with that checkout (so a clone run
+    beside an editable install of another imports its own code); an installed package's folder
+    is never put there."""
+    from dashboard.cli._serve import with_source_root
+
+    checkout = tmp_path / "clone"
+    (checkout / "dashboard").mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text("[project]\nname = 'clustlens'\n")
+    app = checkout / "dashboard" / "app.py"
+    env = with_source_root({"PYTHONPATH": f"/x{os.pathsep}/y", "PATH": "/bin"}, app)
+    assert env["PYTHONPATH"].split(os.pathsep) == [str(checkout.resolve()), "/x", "/y"]
+    assert env["PATH"] == "/bin"
+    assert with_source_root({}, app)["PYTHONPATH"] == str(checkout.resolve())
+    installed = tmp_path / "site-packages" / "dashboard" / "app.py"
+    installed.parent.mkdir(parents=True)
+    assert with_source_root({"PATH": "/bin"}, installed) == {"PATH": "/bin"}
+
+
 def test_server_environment_defaults_and_user_overrides():
     """A shared server: two malloc arenas and one BLAS thread per computation by default (an
     OpenBLAS pool spinning for busy cores made SSF 10x slower under load); the user's own

@@ -114,9 +114,27 @@ def server_env(args: argparse.Namespace, base: Mapping[str, str] | None = None) 
     return env
 
 
+def with_source_root(env: Mapping[str, str], app: Path) -> dict[str, str]:
+    """``env`` with the source checkout ``app`` belongs to first on ``PYTHONPATH``, when it is
+    one (its root holds ``pyproject.toml``); an installed package's environment is returned as
+    it is (its folder, site-packages, must not go ahead of the standard library).
+
+    The server runs from the app's folder, where ``python -m dashboard.launch`` would otherwise
+    import whichever ``dashboard`` is installed: from a second checkout (a clone beside an
+    editable install of another), the server ran that other checkout's code with this one's
+    entry script, and its charts' plotly.js went to the other checkout's static folder (every
+    chart blank)."""
+    out = dict(env)
+    root = app.resolve().parent.parent
+    if (root / "pyproject.toml").is_file():
+        rest = [p for p in out.get("PYTHONPATH", "").split(os.pathsep) if p]
+        out["PYTHONPATH"] = os.pathsep.join([str(root), *rest])
+    return out
+
+
 def _run(args: argparse.Namespace) -> int:
     app = _app_path()
-    env = server_env(args)
+    env = with_source_root(server_env(args), app)
     # Streamlit reads .streamlit/config.toml from the working directory, so run from the app's
     # folder to pick up ours (upload cap, XSRF, theme) whatever folder the user is in.
     proc = subprocess.Popen(
