@@ -237,3 +237,30 @@ def test_every_page_draws_without_an_exception(static_serving):
     for path in ("views/summary.py", "views/affinity.py", "views/learn.py", "views/multiview.py"):
         at = page(path)
         assert element_figures(at), path
+
+
+def test_later_element_scripts_are_found_in_the_installed_streamlit():
+    """Each element script fetched during the first page (data grid, multiselect, formulas) is
+    one file of the installed Streamlit: a Streamlit that renames them fails here, not silently
+    (the pages would still work, each fetching its script on first use)."""
+    chart_element.later_modules.cache_clear()
+    found = chart_element.later_modules()
+    assert len(found) == len(chart_element.LATER_ELEMENTS), found
+    static = Path(__import__("streamlit").__file__).resolve().parent / "static"
+    for rel, stem in zip(found, chart_element.LATER_ELEMENTS, strict=True):
+        assert rel.startswith(f"static/js/{stem}.") and (static / rel).is_file()
+
+
+def test_later_element_scripts_leave_out_what_is_missing_or_ambiguous(tmp_path, monkeypatch):
+    import streamlit
+
+    js = tmp_path / "static" / "static" / "js"
+    js.mkdir(parents=True)
+    for name in ("DataFrame.a1.js", "Multiselect.b2.js", "Multiselect.c3.js", "index.d4.js"):
+        (js / name).write_text("")
+    monkeypatch.setattr(streamlit, "__file__", str(tmp_path / "__init__.py"))
+    chart_element.later_modules.cache_clear()
+    try:
+        assert chart_element.later_modules() == ("static/js/DataFrame.a1.js",)
+    finally:
+        chart_element.later_modules.cache_clear()

@@ -116,9 +116,13 @@ def test_every_view_renders_on_the_demo():
 
 def test_summary_has_metric_table_predictions_and_downloads():
     at = start()
-    # the catalogue: static tables (text wraps, every row shows), every cell shown literally
-    tables = static_tables(at)
+    # the catalogue: static tables (text wraps, every row shows), every cell shown literally,
+    # in boxes the browser opens (one element), "sizes" closed
+    tables = [t for t in static_tables(at) if "formula" in t.columns]
     assert len(tables) == 5 and not at.table
+    (folds,) = [el.proto.body for el in at.get("html") if 'class="cl-fold"' in el.proto.body]
+    assert folds.count("<details") == 5 and folds.count('<details class="cl-fold" open>') == 4
+    assert '<details class="cl-fold"><summary>sizes</summary>' in folds
     all_metrics = {m for t in tables for m in t["metric"]}
     assert {
         "accuracy (ACC)",
@@ -128,9 +132,8 @@ def test_summary_has_metric_table_predictions_and_downloads():
     assert all({"formula", "convention", "reference"} <= set(t.columns) for t in tables)
     formulas = [f for t in tables for f in t["formula"]]
     assert "max_π (1/N) Σ_i n_{i,π(i)}" in formulas  # underscores print, not italics
-    frames = [df.value for df in at.dataframe]
     # two demo runs of one method: one row each, then mean and std
-    per_pred = next(f for f in frames if "prediction" in f)
+    per_pred = next(t for t in static_tables(at) if "prediction" in t.columns)
     assert list(per_pred["prediction"])[-2:] == ["mean", "std"]
     assert len(per_pred) == 4
     assert at.checkbox(key="runs_one_method").value is True

@@ -188,7 +188,7 @@ def test_page_opens_on_the_seed_example(app):
     assert heat["data"][0]["x"] == ["cluster 2", "cluster 3", "cluster 1"]
     assert len(heat["layout"]["shapes"]) == 2
     # the pair-confusion step names all four cells, not TP alone as "pair confusion"
-    labels = [e.label for e in app.expander]
+    labels = list(app.selectbox(key="learn_step").options)  # as shown (formatted)
     assert "pair confusion over unordered pairs: TP 1,905 · FP 314 · FN 545 · TN 2,186" in labels
     assert "ACC = (44 + 44) / 100 = 0.8800" in _derivations(app)
     assert len(app.latex) >= 1  # formulas rendered by Streamlit's bundled KaTeX
@@ -200,22 +200,26 @@ def _derivations(app) -> str:
     return "\n".join(html.unescape(re.sub(r"<[^>]+>", "", b)) for b in blocks)
 
 
-def test_only_an_open_step_is_built(app):
-    """The step-by-step boxes are lazy: a closed one sends its label only; opening one (its
-    state under ``learn_step_<key>``) reruns the page with its formulas and derivation."""
-    assert len(app.expander) >= 12
+def test_one_derivation_at_a_time_picked_from_every_metric(app):
+    """The step by step is one list naming every metric with its value (no box per metric);
+    the one picked (ACC at first) shows its formula and derivation, the others are not built."""
+    step = app.selectbox(key="learn_step")
+    assert len(step.options) >= 12 and step.value == "acc"
+    assert not [e for e in app.expander if " = " in e.label]  # no box per metric
     shown = _derivations(app)
-    assert "ACC = (44 + 44) / 100" in shown and "ARI" not in shown  # only ACC's box is open
-    n_latex = len(app.latex)
-    app.session_state["learn_step_ari"] = True
+    assert "ACC = (44 + 44) / 100" in shown and "ARI" not in shown
+    step.set_value("ari")
     app.run()
     assert not app.exception
     shown = _derivations(app)
-    assert "ACC = (44 + 44) / 100" in shown and "ARI" in shown and "0.6526" in shown
-    assert len(app.latex) > n_latex
-    app.session_state["learn_step_acc"] = False
+    assert "ARI" in shown and "0.6526" in shown and "ACC = (44 + 44) / 100" not in shown
+    assert len(app.latex) >= 1
+    # the pick stays when another tab is opened and this one again
+    app.session_state["learn_tab"] = "Random labels"
     app.run()
-    assert "ACC = (44 + 44) / 100" not in _derivations(app)
+    app.session_state["learn_tab"] = "Contingency table"
+    app.run()
+    assert app.selectbox(key="learn_step").value == "ari"
     # no st.code: its element would bring Streamlit's 1.5 MB syntax highlighter to the browser
     assert not app.code
 

@@ -9,18 +9,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 from html_cards import card_values, shown_cards
+from html_tables import static_tables
 from streamlit.testing.v1 import AppTest
 
-from dashboard.figures.multiview import (
-    affinity_panels,
-    convergence_figure,
-    shared_limits,
-    weights_bar,
-)
+from dashboard.figures.multiview import affinity_panels, shared_limits, ssf_overview
 
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 PAGE = "views/multiview.py"
-FIGURES = {"mv_views", "mv_fused", "mv_weights", "mv_convergence"}
+FIGURES = {"mv_views", "mv_overview"}
+
+
+def comparison_table(at: AppTest):
+    """The method comparison: the page's static table with a "method" column."""
+    tables = [t for t in static_tables(at) if "method" in t.columns]
+    assert len(tables) == 1, [list(t.columns) for t in static_tables(at)]
+    return tables[0]
 
 
 def unescape(text: str) -> str:
@@ -180,7 +183,7 @@ def test_synthetic_source_and_the_comparison_table():
     assert "synthetic: 4 clusters x 12 points" in "\n".join(unescape(c.value) for c in at.caption)
     ok(at.number_input(key="mv_runs").set_value(2).run())
     ok(at.button(key="mv_proto_run").click().run())
-    table = next(df.value for df in at.dataframe)
+    table = comparison_table(at)
     methods = list(table["method"])
     assert methods[0] == "SSF" and "SC_avg" in methods and "SC_view 1" in methods
     for baseline in ("SC_concat", "AMGL", "SwMC", "Co-reg (pairwise)", "Co-reg (centroid)"):
@@ -291,13 +294,26 @@ def test_panels_of_the_same_classes_name_them_on_the_outer_axes_only():
     ]
 
 
-def test_weights_and_convergence():
-    w = weights_bar(["<b>x</b>", "y"], [0.25, 0.75], [0.1, 0.3])
-    assert list(w.data[0].x) == ["&lt;b&gt;x&lt;/b&gt;", "y"]
-    c = convergence_figure([100.0, 10.0, 1.0, 0.9], converged=True)
-    assert (
-        c.layout.yaxis.type == "log" and "3 iterations · converged" in c.layout.title.subtitle.text
-    )
+def test_ssf_overview_fused_s_weights_and_convergence_in_one_figure():
+    fused = _panel(1.0)
+    fig = ssf_overview(fused, ["<b>x</b>", "y"], [0.25, 0.75], [0.1, 0.3],
+                       [100.0, 10.0, 1.0, 0.9], converged=True)  # fmt: skip
+    heat, bars = (next(t for t in fig.data if t.type == kind) for kind in ("heatmap", "bar"))
+    line = next(t for t in fig.data if t.type == "scatter" and t.xaxis == "x3")
+    assert heat.coloraxis == "coloraxis" and (heat.xaxis, heat.yaxis) == ("x", "y")
+    assert list(bars.x) == ["&lt;b&gt;x&lt;/b&gt;", "y"]
+    assert (bars.xaxis, bars.yaxis) == ("x2", "y2")
+    assert list(bars.y) == [0.25, 0.75] and list(bars.customdata) == [0.1, 0.3]
+    assert list(line.y) == [100.0, 10.0, 1.0, 0.9] and (line.xaxis, line.yaxis) == ("x3", "y3")
+    assert fig.layout.yaxis3.type == "log"
+    notes = " ".join(a.text for a in fig.layout.annotations)
+    assert "3 iterations · converged" in notes
+    # the three parts never overlap: S on the left, weights above the objective on the right
+    assert fig.layout.xaxis.domain[1] < fig.layout.xaxis2.domain[0] == fig.layout.xaxis3.domain[0]
+    assert fig.layout.yaxis3.domain[1] < fig.layout.yaxis2.domain[0]
+    linear = ssf_overview(fused, ["a"], [1.0], [1.0], [3.0, 2.0], converged=False)
+    assert linear.layout.yaxis3.type is None
+    assert "hit max_iter" in " ".join(a.text for a in linear.layout.annotations)
 
 
 def test_ssf_result_opens_in_every_view_with_s_as_its_own_c():
@@ -325,7 +341,7 @@ def test_shipped_comparison_shows_at_once_and_recompute_can_be_stopped():
     if not mk.OUT.is_file():
         pytest.fail(f"{mk.OUT.name} is not shipped: run python -m demo_data.make_multiview_table")
     at = page()
-    table = next(df.value for df in at.dataframe if "method" in df.value.columns)
+    table = comparison_table(at)
     methods = list(table["method"])
     for m in ("SSF", "SC_avg", "SC_concat", "AMGL", "SwMC", "Co-reg (pairwise)",
               "Co-reg (centroid)"):  # fmt: skip

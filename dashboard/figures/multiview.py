@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboard.figures import _margins as margins
 from dashboard.figures._memo import memoised
 from dashboard.figures._style import (
     QUALITATIVE,
@@ -36,6 +35,58 @@ def shared_limits(panels: Sequence[Mapping[str, Any]], log: bool) -> tuple[float
     """One colour range for all panels (log: in decades), from all their values together."""
     values = np.concatenate([np.asarray(p["values"], dtype=np.float64).ravel() for p in panels])
     return colour_limits(values, log)
+
+
+def _colour_axis(lims: tuple[float, float], log: bool, title: str, **bar: Any) -> dict[str, Any]:
+    """A colour axis on the affinity scale over ``lims`` (log: decades, ticks named 1eK)."""
+    colorbar: dict[str, Any] = {"title": {"text": title}, "thickness": 14, **bar}
+    if log:
+        tv = np.arange(np.ceil(lims[0]), np.floor(lims[1]) + 1)
+        colorbar.update(tickvals=tv.tolist(), ticktext=[f"1e{int(t)}" for t in tv])
+    return {"colorscale": AFFINITY_SCALE, "cmin": lims[0], "cmax": lims[1], "colorbar": colorbar}
+
+
+def _panel(
+    p: Mapping[str, Any],
+    title: str,
+    x_name: str,
+    y_name: str,
+    log: bool,
+    own: tuple[float, float] | None,
+) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+    """One pooled affinity panel on the axes ``x_name``/``y_name``: its heatmap (on the shared
+    colour axis, or on its own range ``own`` without a colour bar), its class boundaries, and
+    the two axes' settings (square, classes named at their centres)."""
+    on = {"xaxis": axis_ref(x_name), "yaxis": axis_ref(y_name)}
+    values = np.asarray(p["values"], dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        z = np.where(values > 0, np.log10(values), np.nan) if log else values
+    trace: dict[str, Any] = {
+        "z": z.astype(np.float32),
+        "hovertemplate": "row bin %{y}, column bin %{x}<br>"
+        + ("log10 value %{z:.2f}" if log else "value %{z:.3g}")
+        + "<extra>%{fullData.name}</extra>",
+        "name": plain_all([title])[0],
+        **on,
+    }
+    if own is None:
+        trace["coloraxis"] = "coloraxis"
+    else:
+        trace.update(colorscale=AFFINITY_SCALE, zmin=own[0], zmax=own[1], showscale=False)
+    n_bins = values.shape[0]
+    edges = np.asarray(p["edges"], dtype=np.int64)
+    b_axis = np.searchsorted(edges, np.asarray(p["bounds"], dtype=np.int64))
+    lines = grid_lines((b_axis[1:-1] - 0.5).tolist(), -0.5, n_bins - 0.5, BOUNDARY, BOUNDARY_NAME)
+    names = unique_names(plain_all(p["group_names"]))
+    centres = ((b_axis[:-1] + b_axis[1:]) / 2 - 0.5).tolist()
+    ticks: dict[str, Any] = {"showticklabels": False, "ticks": ""}
+    if len(names) <= TICK_LIMIT:
+        ticks = {"tickmode": "array", "tickvals": centres, "ticktext": names}
+    common = {"showgrid": False, "zeroline": False, "constrain": "domain",
+              "tickfont": {"size": 10}, **ticks}  # fmt: skip
+    x_axis = {"range": [-0.5, n_bins - 0.5], **common}
+    y_axis = {"range": [n_bins - 0.5, -0.5], "scaleanchor": on["xaxis"], **common}
+    return [go.Heatmap(**trace), lines.update(**on)], x_axis, y_axis
 
 
 @memoised
@@ -79,58 +130,18 @@ def affinity_panels(
     traces: list[Any] = []
     for k, p in enumerate(panels):
         x_name, y_name = cells[k]
-        on = {"xaxis": axis_ref(x_name), "yaxis": axis_ref(y_name)}
-        values = np.asarray(p["values"], dtype=np.float64)
-        with np.errstate(divide="ignore"):
-            z = np.where(values > 0, np.log10(values), np.nan) if log else values
-        own = lims if shared else colour_limits(values, log)
-        trace: dict[str, Any] = {
-            "z": z.astype(np.float32),
-            "hovertemplate": "row bin %{y}, column bin %{x}<br>"
-            + ("log10 value %{z:.2f}" if log else "value %{z:.3g}")
-            + "<extra>%{fullData.name}</extra>",
-            "name": plain_all([titles[k]])[0],
-            **on,
-        }
-        if shared:
-            trace["coloraxis"] = "coloraxis"
-        else:
-            trace.update(colorscale=AFFINITY_SCALE, zmin=own[0], zmax=own[1], showscale=False)
-        traces.append(go.Heatmap(**trace))
-        n_bins = values.shape[0]
-        edges = np.asarray(p["edges"], dtype=np.int64)
-        b_axis = np.searchsorted(edges, np.asarray(p["bounds"], dtype=np.int64))
-        lines = grid_lines(
-            (b_axis[1:-1] - 0.5).tolist(), -0.5, n_bins - 0.5, BOUNDARY, BOUNDARY_NAME
-        )
-        traces.append(lines.update(**on))
-        names = unique_names(plain_all(p["group_names"]))
-        centres = ((b_axis[:-1] + b_axis[1:]) / 2 - 0.5).tolist()
-        ticks: dict[str, Any] = {"showticklabels": False, "ticks": ""}
-        if len(names) <= TICK_LIMIT:
-            ticks = {"tickmode": "array", "tickvals": centres, "ticktext": names}
-        common = {"showgrid": False, "zeroline": False, "constrain": "domain",
-                  "tickfont": {"size": 10}, **ticks}  # fmt: skip
-        inner_x = same and k + ncols < n_panels  # a panel below it names the classes
-        inner_y = same and k % ncols != 0
-        layout[x_name].update(range=[-0.5, n_bins - 0.5], **common)
-        layout[y_name].update(range=[n_bins - 0.5, -0.5], scaleanchor=on["xaxis"], **common)
-        if inner_x:
+        own = None if shared else colour_limits(np.asarray(p["values"], dtype=np.float64), log)
+        drawn, x_axis, y_axis = _panel(p, titles[k], x_name, y_name, log, own)
+        traces += drawn
+        layout[x_name].update(x_axis)
+        layout[y_name].update(y_axis)
+        if same and k + ncols < n_panels:  # a panel below it names the classes
             layout[x_name]["showticklabels"] = False
-        if inner_y:
+        if same and k % ncols != 0:
             layout[y_name]["showticklabels"] = False
     layout["plot_bgcolor"] = "white"
     if shared:
-        bar: dict[str, Any] = {"title": {"text": bar_title}, "thickness": 14}
-        if log:
-            tv = np.arange(np.ceil(lims[0]), np.floor(lims[1]) + 1)
-            bar.update(tickvals=tv.tolist(), ticktext=[f"1e{int(t)}" for t in tv])
-        layout["coloraxis"] = {
-            "colorscale": AFFINITY_SCALE,
-            "cmin": lims[0],
-            "cmax": lims[1],
-            "colorbar": bar,
-        }
+        layout["coloraxis"] = _colour_axis(lims, log, bar_title)
     pooled = any(bool(p.get("pooled")) for p in panels)
     n = int(panels[0]["n"]) if panels else 0
     note = (
@@ -143,9 +154,45 @@ def affinity_panels(
                   after={"margin": {"l": 40, "b": 40}})  # fmt: skip
 
 
+#: Where each part of :func:`ssf_overview` sits (paper coordinates): S on the left with its
+#: colour bar beside it, the weights above the convergence on the right.
+_S_DOMAIN = (0.0, 0.40)
+_S_BAR_X = 0.42
+_RIGHT_DOMAIN = (0.56, 1.0)
+_WEIGHTS_Y = (0.60, 1.0)
+_OBJECTIVE_Y = (0.0, 0.38)
+
+
 @memoised
-def weights_bar(names: Sequence[str], weights: Sequence[float], raw: Sequence[float]) -> go.Figure:
-    """Learned view weights (normalised to sum 1; the raw ``w_v`` in the hover)."""
+def ssf_overview(
+    fused: Mapping[str, Any],
+    names: Sequence[str],
+    weights: Sequence[float],
+    raw: Sequence[float],
+    objective: Sequence[float],
+    *,
+    converged: bool | None = None,
+    log: bool = False,
+    colour_title: str = "S_ij",
+) -> go.Figure:
+    """SSF's outcome in one figure: the fused structure S (pooled, points sorted by class; its
+    connected components are the labels), the learned view weights (normalised to sum 1, the raw
+    ``w_v`` in the hover) and the objective per outer iteration (iteration 0 = the start).
+
+    One chart rather than three: each chart costs the browser a mount on every visit of the
+    page and a plot of its own on the first.
+    """
+    lims = shared_limits([fused], log)
+    s_traces, s_x, s_y = _panel(fused, "fused S", "xaxis", "yaxis", log, None)
+    layout: dict[str, Any] = {
+        "xaxis": {**s_x, "domain": list(_S_DOMAIN), "anchor": "y"},
+        "yaxis": {**s_y, "domain": [0.0, 1.0], "anchor": "x"},
+        "coloraxis": _colour_axis(
+            lims, log, f"log10 {colour_title}" if log else colour_title, x=_S_BAR_X, len=0.9
+        ),
+        "plot_bgcolor": "white",
+        "showlegend": False,
+    }
     labels = unique_names(plain_all(names))
     bars = go.Bar(
         x=labels,
@@ -153,24 +200,9 @@ def weights_bar(names: Sequence[str], weights: Sequence[float], raw: Sequence[fl
         customdata=list(map(float, raw)),
         marker_color=[QUALITATIVE[i % len(QUALITATIVE)] for i in range(len(labels))],
         hovertemplate="%{x}: %{y:.3f} of the total<br>w = %{customdata:.4g}<extra></extra>",
+        xaxis="x2",
+        yaxis="y2",
     )
-    layout = {
-        "xaxis": {"type": "category", "title": {"text": "view"}},
-        "yaxis": {"title": {"text": "weight (share of the sum)"}, "rangemode": "tozero"},
-    }
-    fig = figure(
-        [bars],
-        layout,
-        "View weights w_v = 1 / (2‖S − γ F_v F_vᵀ‖)",
-        subtitle="normalised to sum 1",
-        height=360,
-    )
-    return margins.at_least(fig, l=70, b=60)
-
-
-@memoised
-def convergence_figure(objective: Sequence[float], *, converged: bool | None = None) -> go.Figure:
-    """The SSF objective per outer iteration (iteration 0 = the initialisation)."""
     y = np.asarray(objective, dtype=float)
     line = go.Scatter(
         x=list(range(len(y))),
@@ -179,19 +211,45 @@ def convergence_figure(objective: Sequence[float], *, converged: bool | None = N
         marker={"size": 7},
         line={"color": QUALITATIVE[0], "width": 2},
         hovertemplate="iteration %{x}: J = %{y:.6g}<extra></extra>",
+        xaxis="x3",
+        yaxis="y3",
     )
     positive = y.size > 0 and bool(np.all(y > 0)) and y.max() / max(y.min(), 1e-300) > 20
-    layout = {
-        "xaxis": {"title": {"text": "outer iteration"}, "dtick": 1 if len(y) <= 15 else None},
-        "yaxis": {"title": {"text": "objective J" + (" (log)" if positive else "")}}
+    small = {"font": {"size": 12}}
+    layout.update(
+        xaxis2={"domain": list(_RIGHT_DOMAIN), "anchor": "y2", "type": "category",
+                "title": {"text": "view", "standoff": 4, **small}},
+        yaxis2={"domain": list(_WEIGHTS_Y), "anchor": "x2", "rangemode": "tozero",
+                "title": {"text": "share of the sum", **small}},
+        xaxis3={"domain": list(_RIGHT_DOMAIN), "anchor": "y3",
+                "title": {"text": "outer iteration", "standoff": 4, **small},
+                "dtick": 1 if len(y) <= 15 else None},
+        yaxis3={"domain": list(_OBJECTIVE_Y), "anchor": "x3",
+                "title": {"text": "objective J" + (" (log)" if positive else ""), **small}}
         | ({"type": "log"} if positive else {}),
-    }
+    )  # fmt: skip
     state = "" if converged is None else (" · converged" if converged else " · hit max_iter")
-    fig = figure(
-        [line],
-        layout,
-        "Convergence: objective per iteration",
-        subtitle=f"{len(y) - 1} iterations{state}",
-        height=360,
+    centre = sum(_RIGHT_DOMAIN) / 2
+    heading = {"xref": "paper", "yref": "paper", "showarrow": False, "font": {"size": 14},
+               "xanchor": "center", "yanchor": "bottom"}  # fmt: skip
+    layout["annotations"] = [
+        {**heading, "x": sum(_S_DOMAIN) / 2, "y": 1.0,
+         "text": "fused S (labels = its connected components)"},
+        {**heading, "x": centre, "y": _WEIGHTS_Y[1],
+         "text": "view weights w_v = 1 / (2‖S − γ F_v F_vᵀ‖), normalised to sum 1"},
+        {**heading, "x": centre, "y": _OBJECTIVE_Y[1] + 0.02,
+         "text": f"objective per iteration: {len(y) - 1} iterations{state}"},
+    ]  # fmt: skip
+    n = int(fused["n"])
+    note = f"{n:,} points sorted by class (class boundaries in red)" + (
+        "; block means within classes" if fused.get("pooled") else ""
     )
-    return margins.at_least(fig, l=70, b=60)
+    return figure(
+        [*s_traces, bars, line],
+        layout,
+        "SSF's result: the fused structure S, view weights, convergence",
+        subtitle=note,
+        height=500,
+        above_plot_px=28,
+        after={"margin": {"l": 40, "b": 50}},
+    )

@@ -230,8 +230,20 @@ export default function (component) {
 _PRELOAD_JS = (
     _LOAD_JS
     + r"""
-export default function () {
+// Streamlit's element scripts for later pages (their data.later): imported during the first
+// page's load, beside plotly.js, so the page that first shows such an element finds its script
+// already run (Streamlit imports the same URL: the browser runs a module once). Started later
+// (once plotly.js had run, or the first page was drawn) they fell on the next page's visit.
+
+export default function (component) {
   plotly().catch(() => {});  // the chart element says so if it failed
+  const later = (component && component.data && component.data.later) || [];
+  if (!later.length || window.__clustlensLater) return;
+  window.__clustlensLater = true;
+  const load = () => later.forEach((m) => {
+    import(new URL(m, document.baseURI).href).catch(() => {});  // Streamlit retries on use
+  });
+  load();
 }
 """
 )
@@ -250,11 +262,39 @@ def _preloader() -> Any:
 
 def preload() -> None:
     """At the top of the session's first run: have the browser load plotly.js now (an element
-    nobody sees), not when the first chart arrives at the end of the run."""
+    nobody sees), not when the first chart arrives at the end of the run; and, once the first
+    page is drawn, the element scripts of :data:`LATER_ELEMENTS` (:func:`later_modules`)."""
     if st.session_state.get(_PRELOADED) or not available():
         return
     st.session_state[_PRELOADED] = True
-    _preloader()(key=_PRELOAD_KEY, data={})
+    _preloader()(key=_PRELOAD_KEY, data={"later": list(later_modules())})
+
+
+#: Streamlit's element scripts that the first page (Summary) does not use and later pages do,
+#: by the name Streamlit's build gives their files (``DataFrame.<hash>.js``): the data grid
+#: (Pair confusion's table, Learn's table editor, Points; 22 files, ~0.2 s of the first page
+#: showing one), the multiselect (Sweep's form) and the formula typesetter (Learn).
+LATER_ELEMENTS = ("DataFrame", "Multiselect", "rehype-katex")
+
+
+@functools.cache
+def later_modules() -> tuple[str, ...]:
+    """The files of :data:`LATER_ELEMENTS` in the installed Streamlit, as URLs relative to the
+    app (``static/js/DataFrame.-f9-1zS0.js``); an element whose file is not found exactly once is
+    left out (it is then fetched when first used, as without this)."""
+    import streamlit
+
+    folder = Path(streamlit.__file__).resolve().parent / "static" / "static" / "js"
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return ()
+    out = []
+    for stem in LATER_ELEMENTS:
+        found = [n for n in names if n.startswith(f"{stem}.") and n.endswith(".js")]
+        if len(found) == 1:
+            out.append(f"static/js/{found[0]}")
+    return tuple(out)
 
 
 @functools.cache

@@ -66,6 +66,15 @@ LAYOUT_RULES = (
     "border-bottom: 2px solid rgba(128, 128, 128, 0.45); }",
     ".cl-table td { padding: 0.4em 0.6em; vertical-align: top; overflow-wrap: anywhere; "
     "border-bottom: 1px solid rgba(128, 128, 128, 0.25); }",
+    # boxes that open in the browser (widgets.folded): st.expander's look
+    ".cl-fold { border: 1px solid rgba(128, 128, 128, 0.3); border-radius: 0.5rem; "
+    "margin-bottom: 0.75rem; }",
+    ".cl-fold > summary { cursor: pointer; padding: 0.6rem 1rem; font-size: 0.875rem; "
+    "line-height: 1.6; }",
+    ".cl-fold > summary:hover { color: #ff4b4b; }",
+    ".cl-fold > div { padding: 0 1rem 0.75rem; }",
+    f".cl-fold-intro {{ font-size: 0.875rem; margin: 0 0 0.75rem; "
+    f"color: {PALETTES['light'].muted}; }}",
     # labelled values (widgets.metric_cards): st.metric's look, one element for all
     ".cl-metrics { display: grid; gap: 1rem; margin: 0.25rem 0 0.5rem; }",
     ".cl-bordered .cl-metric { border: 1px solid rgba(128, 128, 128, 0.3); "
@@ -137,8 +146,9 @@ def css(settings: Settings) -> str:
             f".stApp, [data-testid='stHeader'] {{ background: {p.background}; color: {p.text}; }}",
             f".stApp p, .stApp li, .stApp label, .stApp h1, .stApp h2, .stApp h3, .stApp span, "
             f"[data-testid='stMetricValue'], [data-testid='stMetricLabel'] {{ color: {p.text}; }}",
-            f"[data-testid='stCaptionContainer'], .stApp small {{ color: {p.muted}; opacity: 1; }}",
-            f"[data-testid='stExpander'] details, [data-testid='stMetric'] "
+            f"[data-testid='stCaptionContainer'], .stApp small, .stApp p.cl-fold-intro "
+            f"{{ color: {p.muted}; opacity: 1; }}",
+            f"[data-testid='stExpander'] details, .cl-fold, [data-testid='stMetric'] "
             f"{{ background: {p.surface}; border-color: {p.grid}; }}",
             f".stApp code, .stApp pre {{ background: {p.surface}; color: {p.text}; }}",
             # expander headers, the upload drop zone and KaTeX keep light backgrounds and

@@ -99,6 +99,40 @@ def static_table(
     st.html(table_html(rows, columns, widths))
 
 
+#: Class of the boxes of :func:`folded_html` (styled in ``presentation.LAYOUT_RULES``).
+FOLD_CLASS = "cl-fold"
+
+
+def folded_html(sections: Sequence[tuple[str, str, bool]], intro: str = "") -> str:
+    """Boxes that open and close in the browser, one per ``(label, inner_html, open)``, under
+    an optional ``intro`` line (a caption): label and intro are escaped, ``inner_html`` is put
+    in as it is (build it escaped, e.g. with :func:`table_html`).
+
+    Examples
+    --------
+    >>> folded_html([("a<b", "<p>x</p>", True), ("c", "", False)])
+    '<details class="cl-fold" open><summary>a&lt;b</summary><div><p>x</p></div></details>...'
+    >>> folded_html([], intro="1 < 2")
+    '<p class="cl-fold-intro">1 &lt; 2</p>'
+    """
+    head = f'<p class="{FOLD_CLASS}-intro">{html.escape(intro)}</p>' if intro else ""
+    return head + "".join(
+        f'<details class="{FOLD_CLASS}"{" open" if is_open else ""}>'
+        f"<summary>{html.escape(label)}</summary><div>{inner}</div></details>"
+        for label, inner, is_open in sections
+    )
+
+
+def folded(sections: Sequence[tuple[str, str, bool]], intro: str = "") -> None:
+    """:func:`folded_html` as one element.
+
+    Not one ``st.expander`` a box: each expander (and the element inside it) is mounted by the
+    browser on every visit of the page; the browser's own ``<details>`` boxes are one element
+    for all, open and close without a rerun, and keep their content as the server sent it.
+    """
+    st.html(folded_html(sections, intro))
+
+
 def preformatted_html(text: str) -> str:
     """``text`` as one preformatted block, escaped (shown literally, line breaks and indents
     kept).

@@ -42,7 +42,7 @@ K_AVERAGE = "learn_average_method"  # the normaliser widget's key
 K_TAB = "learn_tab"  # the open tab (only its content runs)
 K_TYPE_OPEN = "learn_type_open"  # the "Type or paste a table" box is open
 K_EXPORT_OPEN = "learn_export_open"  # the "Export" box is open
-K_STEP = "learn_step_"  # + an explanation's key: whether its step-by-step box is open
+K_STEP = "learn_step"  # the explanation whose derivation is shown (its key)
 DEFAULT_SCENARIO = "seed"
 
 #: The metrics shown as cards and exported; their names come from the catalogue.
@@ -168,28 +168,35 @@ def _matched_heatmap(table: np.ndarray, title: str):
     )
 
 
+def _step_label(ex, values: dict) -> str:
+    if ex.key == "pair_tp":  # one explanation derives all four cells: name them all
+        return (
+            f"pair confusion over unordered pairs: TP {int(values['pair_tp']):,} · "
+            f"FP {int(values['pair_fp']):,} · FN {int(values['pair_fn']):,} · "
+            f"TN {int(values['pair_tn']):,}"
+        )
+    return f"{ex.name} = {_fmt(ex.value)}"
+
+
 def _steps(table: np.ndarray, values: dict, average: str) -> None:
     st.subheader("Step by step")
-    for ex in compute_learn.explanations(table, values, average):
-        if ex.key == "pair_tp":  # one explanation derives all four cells: name them all
-            label = (
-                f"pair confusion over unordered pairs: TP {int(values['pair_tp']):,} · "
-                f"FP {int(values['pair_fp']):,} · FN {int(values['pair_fn']):,} · "
-                f"TN {int(values['pair_tn']):,}"
-            )
-        else:
-            label = f"{ex.name} = {_fmt(ex.value)}"
-        # Only an open step is built and drawn (opening one reruns the page): thirteen steps of
-        # formulas and text, most of them closed, were most of what a visit had to draw.
-        box = st.expander(
-            label, expanded=ex.key == "acc", key=f"{K_STEP}{ex.key}", on_change="rerun"
-        )
-        if box.open:
-            with box:
-                for step in ex.steps:
-                    if step.latex:
-                        st.latex(step.latex)
-                ui.preformatted(explain.as_text(ex))
+    found = {ex.key: ex for ex in compute_learn.explanations(table, values, average)}
+    # One derivation at a time, picked from a list that names every metric with its value: a
+    # box per metric (fourteen, closed) cost the browser a mount each on every visit.
+    key = st.selectbox(
+        "How this value is computed",
+        list(found),
+        index=list(found).index("acc") if "acc" in found else 0,
+        format_func=lambda k: _step_label(found[k], values),
+        key=K_STEP,
+        persist_state="session",
+        help="the metric's formula, then each step of its computation on this table",
+    )
+    ex = found[key]
+    for step in ex.steps:
+        if step.latex:
+            st.latex(step.latex)
+    ui.preformatted(explain.as_text(ex))
 
 
 def _table_exports(values: dict) -> None:

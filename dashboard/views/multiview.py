@@ -15,7 +15,7 @@ import streamlit as st
 
 from dashboard import inputs
 from dashboard.compute import multiview as cm
-from dashboard.figures.multiview import affinity_panels, convergence_figure, weights_bar
+from dashboard.figures.multiview import affinity_panels, ssf_overview
 from dashboard.session import budget, state
 from dashboard.ui import widgets as ui
 from metrics_core.evaluation import mean_std_caption
@@ -235,24 +235,18 @@ def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
         ),
         key="mv_views",
     )
-    c1, c2 = st.columns([1, 1])
-    with c1:
-        ui.chart(
-            affinity_panels(
-                [res["fused"]],
-                ["fused S"],
-                log=log_scale,
-                colour_title="S_ij",
-                title="Fused structure S (labels = its connected components)",
-            ),
-            key="mv_fused",
-        )
-    with c2:
-        ui.chart(weights_bar(names, res["weights_normalised"], res["weights"]), key="mv_weights")
-        ui.chart(
-            convergence_figure(res["objective"], converged=res["converged"]),
-            key="mv_convergence",
-        )
+    ui.chart(
+        ssf_overview(
+            res["fused"],
+            names,
+            res["weights_normalised"],
+            res["weights"],
+            res["objective"],
+            converged=res["converged"],
+            log=log_scale,
+        ),
+        key="mv_overview",
+    )
 
 
 def _open_ssf(data: cm.MVData, res: dict[str, Any]) -> None:
@@ -405,7 +399,10 @@ def _comparison_table(out: dict[str, Any]) -> None:
         f"{out['knn']}; F-measure = class-weighted best-match F-measure, pair F1 = "
         "pair-counting F1"
     )
-    st.dataframe(out["shown"], hide_index=True, key="mv_table")
+    # A static table: every column shows and wraps (a data frame cut "setting" and "chosen"
+    # off at the page's width), and the page mounts no data grid on each visit.
+    shown = out["shown"]
+    ui.static_table(shown, list(shown[0]) if shown else ["method"])
     # built only when opened (a rerun): a dozen notes no visit needs drawn until asked for
     notes = st.expander(
         "How each row was obtained (settings, selection, references)",

@@ -203,14 +203,17 @@ def render() -> None:
             )
             keys = [k for k in COMPARE if k in m]
             table = compute.comparison(results, keys, runs)
-            st.dataframe(
+            # static: every prediction's name shows in full, and no data grid is mounted on
+            # each visit of the landing page (the CSV and JSON below carry full precision)
+            columns = ["prediction", *(column_label(k) for k in keys)]
+            ui.static_table(
                 [
-                    {"prediction": r["prediction"], **{column_label(k): r.get(k) for k in keys}}
+                    {"prediction": r["prediction"],
+                     **{column_label(k): compute.fmt(r.get(k)) for k in keys}}
                     for r in table
                 ],
-                hide_index=True,
-                key="table_predictions",
-            )
+                columns,
+            )  # fmt: skip
             if runs:
                 pm = compute.mean_pm_std(results, keys)
                 st.text(
@@ -223,18 +226,26 @@ def render() -> None:
             )
 
         st.subheader("Every metric, by family")
-        ui.note("one row per metric: its value, formula and the convention it uses")
         rows = compute.metric_rows(m)
         families = list(dict.fromkeys(r["family"] for r in rows))
-        for fam in families:
-            with st.expander(fam, expanded=fam != "sizes"):
-                # A static table: long formulas and conventions wrap inside the page width and
-                # every row shows (a dataframe cuts text mid-word and scrolls past 10 rows).
-                ui.static_table(
-                    _table_rows([r for r in rows if r["family"] == fam]),
-                    TABLE_COLUMNS,
-                    TABLE_WIDTHS,
+        # Static tables (long formulas and conventions wrap inside the page width and every row
+        # shows; a data frame cuts text mid-word and scrolls past 10 rows), in boxes the browser
+        # opens and closes: one element for the whole catalogue.
+        ui.folded(
+            [
+                (
+                    fam,
+                    ui.table_html(
+                        _table_rows([r for r in rows if r["family"] == fam]),
+                        TABLE_COLUMNS,
+                        TABLE_WIDTHS,
+                    ),
+                    fam != "sizes",
                 )
+                for fam in families
+            ],
+            intro="one row per metric: its value, formula and the convention it uses",
+        )
 
         context = {
             "ground_truth": s.truth.name,

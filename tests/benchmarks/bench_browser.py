@@ -79,8 +79,8 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 MAIN = '[data-testid="stMain"]'
-#: Multi-view's comparison table (a dataframe has no key class): the first dataframe after the
-#: "Method comparison" heading, not left over from the page before, with its canvas drawn.
+#: Multi-view's comparison table (a static table, one HTML element with no key class): a table
+#: after the "Method comparison" heading, not left over from the page before, with its rows.
 _MV_TABLE_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   if (!main) return false;
@@ -88,10 +88,13 @@ _MV_TABLE_JS = """() => {
   const head = [...main.querySelectorAll('h3')].find(
     (h) => fresh(h) && h.innerText.startsWith('Method comparison'));
   if (!head) return false;
-  return [...main.querySelectorAll('[data-testid="stDataFrame"]')].some((d) => fresh(d)
+  return [...main.querySelectorAll('table.cl-table')].some((d) => fresh(d)
     && (head.compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING)
-    && d.querySelector('canvas'));
+    && d.querySelector('tbody tr'));
 }"""
+#: The recomputed comparison is shown: its "Back to the precomputed table" button is on the page
+#: (it replaces Stop once the run is over), and the table under it (:data:`_MV_TABLE_JS`).
+_MV_RECOMPUTED_JS = """() => !!document.querySelector('.st-key-mv_proto_back button')"""
 #: Milliseconds an expander gets to open before a click inside it (see ``run_sweep``).
 EXPANDER_SETTLE_MS = 300
 #: Seconds a stopped server gets after SIGTERM before its process groups are killed.
@@ -629,6 +632,7 @@ def run_comparison(page, timeout_s: float) -> float:
     # table" once it is shown
     stop = page.locator(".st-key-mv_proto_stop button, .st-key-mv_proto_back button").first
     t0 = _timed_click(page, "mv_proto_run", "Run comparison", stop, "its Stop", timeout_s)
+    _wait(page, "Run comparison: finished", _MV_RECOMPUTED_JS, None, timeout_s)
     _wait(page, "Run comparison: the table drawn", _MV_TABLE_JS, None, timeout_s)
     return time.perf_counter() - t0
 

@@ -235,3 +235,33 @@ def test_the_served_plotly_js_draws_every_trace_type_we_use(page, streamlit_serv
     assert len(drawn) == 6
     assert not [w for w in warnings if "trace type" in w.lower()], warnings
     assert not page.js_errors
+
+
+def test_later_pages_element_scripts_come_with_the_first_page(page, streamlit_server) -> None:
+    """The data grid's script (and the multiselect's, the formulas') is fetched while the first
+    page loads, once: the first page with a table does not wait for it, and opening it fetches
+    no script again."""
+    from dashboard.ui.chart_element import later_modules
+
+    def fetched() -> list[str]:
+        return page.evaluate(
+            "() => performance.getEntriesByType('resource').map(e => e.name)"
+            ".filter(n => n.includes('/static/js/'))"
+        )
+
+    open_first_view(page, streamlit_server.url)
+    wanted = [m.rsplit("/", 1)[1] for m in later_modules()]
+    assert wanted and wanted[0].startswith("DataFrame.")
+    page.wait_for_function(
+        "(names) => names.every(n => performance.getEntriesByType('resource')"
+        ".some(e => e.name.endsWith('/static/js/' + n)))",
+        arg=wanted,
+        timeout=30_000,
+    )
+    before = fetched()
+    open_view(page, "Pair confusion")
+    page.locator(f"{MAIN} [data-testid='stDataFrame'] canvas").first.wait_for(timeout=30_000)
+    again = [n for n in fetched()[len(before) :] if n.rsplit("/", 1)[1] in wanted]
+    assert not again, again
+    assert_no_exception(page)
+    assert not page.js_errors

@@ -1,6 +1,6 @@
 """Boxes whose content is built only when opened (``st.expander(on_change="rerun")``), in
 chromium: opening one reruns the page and shows its content; what was set in it stays when it
-closes. Learn's step-by-step boxes, the diagnosis thresholds."""
+closes: the diagnosis thresholds. And Learn's step by step, one derivation picked at a time."""
 
 from __future__ import annotations
 
@@ -18,20 +18,26 @@ def _box(page, label: str):
     )
 
 
-def test_opening_a_step_shows_its_formula_and_derivation(page, streamlit_server) -> None:
+def test_picking_a_step_shows_its_formula_and_derivation(page, streamlit_server) -> None:
+    """Learn's step by step: one derivation at a time, picked from a list naming every metric
+    with its value (ACC at first); the pick reruns the page with its formula and derivation."""
     open_first_view(page, streamlit_server.url)
     open_view(page, "Learn")
-    acc = _box(page, "accuracy (ACC) = 0.8800")
-    ari = _box(page, "adjusted Rand index = 0.6526")
-    assert acc.locator(".katex").count() >= 1  # open by default
-    assert "ACC = (44 + 44) / 100" in acc.locator("pre.cl-pre").first.inner_text()
-    assert ari.locator(".katex").count() == 0 and ari.locator("pre.cl-pre").count() == 0
+    main = page.locator(MAIN)
+    assert main.locator(".katex").count() >= 1
+    assert "ACC = (44 + 44) / 100" in main.locator("pre.cl-pre").first.inner_text()
+    pick = main.get_by_test_id("stSelectbox").filter(has_text="How this value is computed")
+    box = pick.locator("input").first
+    box.click()
+    box.fill("adjusted Rand")  # the list filters as one types (ArrowDown opens it whole)
+    option = page.locator("[role='option']").filter(has_text="adjusted Rand index = 0.6526")
     with expect_rerun(page):
-        ari.locator("summary").click()
+        option.first.click()
     wait_for_app_idle(page)
-    ari.locator(".katex").first.wait_for(timeout=30_000)
-    assert "0.6526" in ari.locator("pre.cl-pre").first.inner_text()
-    assert acc.locator(".katex").count() >= 1  # the other open box stays open
+    main.get_by_text("0.6526", exact=False).first.wait_for(timeout=30_000)
+    text = main.locator("pre.cl-pre").first.inner_text()
+    assert "ARI" in text and "ACC = (44 + 44) / 100" not in text
+    assert main.locator(".katex").count() >= 1
     assert_no_exception(page)
 
 
