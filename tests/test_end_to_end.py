@@ -95,6 +95,8 @@ def _page(preset: str | None) -> tuple[dict, str]:
     assert not at.exception, at.exception
     shown = {}
     for df in static_tables(at):
+        if "formula" not in df.columns:  # the catalogue's tables, not the predictions' table
+            continue
         for _, row in df.iterrows():
             shown[str(row["metric"])] = str(row["value"])
     s = at.session_state["clustlens"]

@@ -260,8 +260,9 @@ def test_each_scenario_button_shows_its_known_values(app):
                   ("nmi", "NMI"), ("ami", "AMI"), ("homogeneity", "homogeneity"),
                   ("completeness", "completeness")])  # fmt: skip
     for sc in ls.SCENARIO_LIST:
-        app.button(key=f"scn_{sc.key}").click().run()
+        app.get("button_group")[0].set_value(sc.key).run()  # the scenario pills
         assert not app.exception, (sc.key, [e.value for e in app.exception])
+        assert app.session_state["learn_scenario"] == sc.key
         shown = _shown(app)
         for key, expected in sc.expected.items():
             if key in labels and sc.tolerance < 1e-6:
@@ -320,3 +321,20 @@ def test_only_the_open_tab_is_computed(app):
         _open_tab(app, label)
         assert not app.exception
         assert [len(t.children) > 0 for t in app.tabs] == [j == i for j in range(5)], label
+
+
+def test_the_scenario_pills_show_the_table_s_scenario_and_reload_it(app):
+    """The pill of the scenario the table holds is selected; an edit unselects it; clicking
+    the selected pill again (which unselects it) reloads its table."""
+    pills = app.get("button_group")[0]
+    pills.set_value("merged").run()
+    merged = ls.SCENARIOS["merged"].array()
+    assert app.session_state["learn_scenario"] == "merged"
+    app.button(key="learn_add_col").click().run()
+    assert app.session_state["learn_scenario"] is None  # an edited table is no scenario
+    assert np.asarray(app.session_state["clustlens"].learn.table).shape[1] == merged.shape[1] + 1
+    app.get("button_group")[0].set_value("merged").run()
+    app.get("button_group")[0].set_value(None).run()  # the selected pill clicked again
+    assert not app.exception
+    assert np.array_equal(app.session_state["clustlens"].learn.table, merged)
+    assert app.session_state["learn_scenario"] == "merged"

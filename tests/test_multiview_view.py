@@ -306,14 +306,13 @@ def test_ssf_overview_fused_s_weights_and_convergence_in_one_figure():
     assert list(bars.y) == [0.25, 0.75] and list(bars.customdata) == [0.1, 0.3]
     assert list(line.y) == [100.0, 10.0, 1.0, 0.9] and (line.xaxis, line.yaxis) == ("x3", "y3")
     assert fig.layout.yaxis3.type == "log"
-    notes = " ".join(a.text for a in fig.layout.annotations)
-    assert "3 iterations · converged" in notes
+    assert "3 iterations, converged" in fig.layout.title.subtitle.text
     # the three parts never overlap: S on the left, weights above the objective on the right
     assert fig.layout.xaxis.domain[1] < fig.layout.xaxis2.domain[0] == fig.layout.xaxis3.domain[0]
     assert fig.layout.yaxis3.domain[1] < fig.layout.yaxis2.domain[0]
     linear = ssf_overview(fused, ["a"], [1.0], [1.0], [3.0, 2.0], converged=False)
     assert linear.layout.yaxis3.type is None
-    assert "hit max_iter" in " ".join(a.text for a in linear.layout.annotations)
+    assert "1 iteration, stopped at max_iter" in linear.layout.title.subtitle.text
 
 
 def test_ssf_result_opens_in_every_view_with_s_as_its_own_c():

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from html_cards import card_values
+from html_tables import static_tables
 from streamlit.testing.v1 import AppTest
 
 from dashboard.figures.sweep import (
@@ -75,6 +76,27 @@ def test_demo_sweep_shows_without_a_click():
     for key in ("acc", "sre", "conn_min"):  # a real trade-off: every one of them moves
         values = [r[key] for r in rows]
         assert max(values) - min(values) > 0.1, (key, values)
+
+
+def test_the_sweep_table_shows_every_setting_and_stars_each_metric_s_best():
+    """Up to STATIC_ROWS settings: one static table, every row shown; ★ on the best value of
+    each metric (the lowest SRE), none in a column where every setting ties."""
+    from dashboard.compute import sweep as cs
+
+    at = sweep_page(setup_open=False)
+    (table,) = [t for t in static_tables(at) if "setting" in t.columns]
+    rows = list(run_state(at)["rows"].values())
+    assert len(table) == len(rows) == 9 and not at.dataframe
+    for key in ("acc", "sre", "conn_min"):
+        col = table[cs.METRIC_LABELS[key]]
+        starred = {i for i, v in enumerate(col) if v.endswith("\u00a0★")}
+        assert starred == cs.best_positions(rows, key) and starred, key
+        best = rows[next(iter(starred))][key]
+        values = [r[key] for r in rows]
+        assert best == (min(values) if key == "sre" else max(values))
+        assert col[next(iter(starred))] == f"{best:.4f}\u00a0★"
+    tie = [{"acc": 0.5}, {"acc": 0.5}]
+    assert cs.best_positions(tie, "acc") == set()
 
 
 def test_shipped_demo_sweep_rows_are_what_a_fresh_run_gives():

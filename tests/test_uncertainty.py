@@ -116,6 +116,9 @@ def test_summary_page_intervals_and_paired_difference_on_request():
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
     at.run()
     assert not at.exception
+    assert "unc_n" not in [w.key for w in at.number_input]  # closed: not built
+    at.session_state["summary_uncertainty_open"] = True  # the box is built when opened
+    at.run()
     at.number_input(key="unc_n").set_value(100)
     at.selectbox(key="unc_other").set_value(at.selectbox(key="unc_other").options[1])
     at.button(key="unc_run").click().run()
@@ -169,6 +172,8 @@ def test_summary_report_download_carries_the_computed_intervals(monkeypatch):
 
     monkeypatch.setattr(compute, "report_html", spy)
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=120)
+    at.run()
+    at.session_state["summary_uncertainty_open"] = True
     at.run()
     at.number_input(key="unc_n").set_value(100)
     at.button(key="unc_run").click().run()

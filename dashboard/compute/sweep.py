@@ -472,6 +472,52 @@ def best_index(rows: list[dict[str, Any]], metric: str) -> int | None:
     return int(np.argmin(vals) if low else np.argmax(vals))
 
 
+def fmt_value(value: Any, digits: int | None = 4) -> str:
+    """A sweep table's cell as text: a float with ``digits`` decimals (``None``: four
+    significant digits, for parameters, counts and times), NaN as "n/a", an integer or a string
+    as it is, nothing as "".
+
+    Examples
+    --------
+    >>> fmt_value(0.123456), fmt_value(0.0042169, digits=None), fmt_value(399.0, digits=None)
+    ('0.1235', '0.004217', '399')
+    >>> fmt_value(float("nan")), fmt_value(7), fmt_value(None)
+    ('n/a', '7', '')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if not math.isfinite(v):
+            return "n/a"
+        return f"{v:.4g}" if digits is None else f"{v:.{digits}f}"
+    return str(value)
+
+
+def best_positions(rows: list[dict[str, Any]], metric: str) -> set[int]:
+    """Positions in ``rows`` holding the best value of ``metric`` (ties all count; a float
+    within 1e-12 relative of the best is the best); none when every setting ties.
+
+    Examples
+    --------
+    >>> rows = [{"acc": 0.5, "sre": 0.2}, {"acc": 0.9, "sre": 0.2}, {"acc": 0.9, "sre": 0.2}]
+    >>> sorted(best_positions(rows, "acc")), best_positions(rows, "sre")
+    ([1, 2], set())
+    """
+    at = best_index(rows, metric)
+    if at is None:
+        return set()
+    best = _num(rows[at].get(metric))
+    vals = [_num(r.get(metric)) for r in rows]
+    out = {i for i, v in enumerate(vals) if math.isfinite(v) and math.isclose(v, best,
+           rel_tol=1e-12, abs_tol=0.0)}  # fmt: skip
+    return set() if len(out) == len(rows) else out
+
+
 def _num(v: Any) -> float:
     try:
         return float(v)

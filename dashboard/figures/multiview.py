@@ -228,26 +228,30 @@ def ssf_overview(
                 "title": {"text": "objective J" + (" (log)" if positive else ""), **small}}
         | ({"type": "log"} if positive else {}),
     )  # fmt: skip
-    state = "" if converged is None else (" · converged" if converged else " · hit max_iter")
+    state = "" if converged is None else ("converged" if converged else "stopped at max_iter")
     centre = sum(_RIGHT_DOMAIN) / 2
-    heading = {"xref": "paper", "yref": "paper", "showarrow": False, "font": {"size": 14},
+    # short headings (the plots are a third of the page wide); what they need said is in the
+    # subtitle, which wraps
+    heading = {"xref": "paper", "yref": "paper", "showarrow": False, "font": {"size": 13},
                "xanchor": "center", "yanchor": "bottom"}  # fmt: skip
     layout["annotations"] = [
-        {**heading, "x": sum(_S_DOMAIN) / 2, "y": 1.0,
-         "text": "fused S (labels = its connected components)"},
-        {**heading, "x": centre, "y": _WEIGHTS_Y[1],
-         "text": "view weights w_v = 1 / (2‖S − γ F_v F_vᵀ‖), normalised to sum 1"},
-        {**heading, "x": centre, "y": _OBJECTIVE_Y[1] + 0.02,
-         "text": f"objective per iteration: {len(y) - 1} iterations{state}"},
-    ]  # fmt: skip
+        {**heading, "x": sum(_S_DOMAIN) / 2, "y": 1.0, "text": "fused S"},
+        {**heading, "x": centre, "y": _WEIGHTS_Y[1], "text": "view weights w_v"},
+        {**heading, "x": centre, "y": _OBJECTIVE_Y[1] + 0.02, "text": "objective J"},
+    ]
     n = int(fused["n"])
-    note = f"{n:,} points sorted by class (class boundaries in red)" + (
-        "; block means within classes" if fused.get("pooled") else ""
+    iterations = len(y) - 1
+    note = (
+        f"{n:,} points sorted by class (class boundaries in red)"
+        + ("; block means within classes" if fused.get("pooled") else "")
+        + "; w_v = 1 / (2‖S − γ F_v F_vᵀ‖), normalised to sum 1"
+        + f"; {iterations} iteration{'s' if iterations != 1 else ''}"
+        + (f", {state}" if state else "")
     )
     return figure(
         [*s_traces, bars, line],
         layout,
-        "SSF's result: the fused structure S, view weights, convergence",
+        "SSF's fused structure S (labels = its connected components), view weights, convergence",
         subtitle=note,
         height=500,
         above_plot_px=28,

@@ -110,7 +110,7 @@ def folded_html(sections: Sequence[tuple[str, str, bool]], intro: str = "") -> s
 
     Examples
     --------
-    >>> folded_html([("a<b", "<p>x</p>", True), ("c", "", False)])
+    >>> folded_html([("a<b", "<p>x</p>", True), ("c", "", False)])  # doctest: +ELLIPSIS
     '<details class="cl-fold" open><summary>a&lt;b</summary><div><p>x</p></div></details>...'
     >>> folded_html([], intro="1 < 2")
     '<p class="cl-fold-intro">1 &lt; 2</p>'

@@ -42,6 +42,7 @@ K_AVERAGE = "learn_average_method"  # the normaliser widget's key
 K_TAB = "learn_tab"  # the open tab (only its content runs)
 K_TYPE_OPEN = "learn_type_open"  # the "Type or paste a table" box is open
 K_EXPORT_OPEN = "learn_export_open"  # the "Export" box is open
+K_SCENARIO = "learn_scenario"  # the scenario pill picked (None once the table is edited)
 K_STEP = "learn_step"  # the explanation whose derivation is shown (its key)
 DEFAULT_SCENARIO = "seed"
 
@@ -91,13 +92,29 @@ def _metrics_row(values: dict) -> None:
     ui.metric_cards([(label, _fmt(float(values[key]))) for key, label in HEADLINE])
 
 
+def _scenario_picked() -> None:
+    """A scenario pill was clicked: its table in the editor. Clicking the scenario already
+    picked unselects its pill: that reloads its table (the pill shows again on the rerun)."""
+    key = st.session_state.get(K_SCENARIO) or _page().scenario
+    if key in ls.SCENARIOS:
+        _set_table(ls.SCENARIOS[key].array(), key)
+
+
 def _scenario_buttons() -> None:
     st.subheader("Scenarios")
-    cols = st.columns(3)
-    for i, sc in enumerate(ls.SCENARIO_LIST):
-        if cols[i % 3].button(sc.name, key=f"scn_{sc.key}", width="stretch"):
-            _set_table(sc.array(), sc.key)
+    names = {sc.key: sc.name for sc in ls.SCENARIO_LIST}
+    # one element for the nine (nine buttons in three columns were thirteen, mounted on every
+    # visit), showing which scenario the table holds: none once it has been edited
     current = _page().scenario
+    st.session_state[K_SCENARIO] = current if current in names else None
+    st.pills(
+        "Scenarios",
+        list(names),
+        format_func=names.__getitem__,
+        key=K_SCENARIO,
+        on_change=_scenario_picked,
+        label_visibility="collapsed",
+    )
     if current in ls.SCENARIOS:
         sc = ls.SCENARIOS[current]
         st.info(f"**{sc.name}.** {sc.explanation[0]}  \n{sc.explanation[1]}")
@@ -120,7 +137,8 @@ def _table_editor() -> np.ndarray:
         },
     )
     table = ls.clean_table(edited.to_numpy())
-    b1, b2, b3, b4 = st.columns(4)
+    # side by side, each sized to its label (one row element, not four columns)
+    b1 = b2 = b3 = b4 = st.container(horizontal=True, gap="small")
     k, c = table.shape
     if b1.button("Add a class", key="learn_add_row", disabled=k >= ls.MAX_ROWS):
         _set_table(np.vstack([table, np.zeros((1, c), dtype=np.int64)]), None)

@@ -111,9 +111,26 @@ def _diagnosis(s: state.AppState, pred, conv: Conventions) -> None:
     diag.show_findings(found)
 
 
+#: Session key of the "Is it a real difference?" box's open state.
+K_UNCERTAINTY_OPEN = "summary_uncertainty_open"
+
+
 def _uncertainty(s: state.AppState, pred, conv: Conventions) -> None:
-    """Is the score a real difference from chance, or from another prediction?"""
-    st.subheader("Is it a real difference?")
+    """Is the score a real difference from chance, or from another prediction? In a box built
+    when opened (a rerun): its four controls and note were a fifth of the page's elements, on
+    every visit, for a question asked now and then. Opened, it stays open (its results too)."""
+    box = st.expander(
+        "Is it a real difference? Bootstrap intervals, p-values against chance or another "
+        "prediction",
+        key=K_UNCERTAINTY_OPEN,
+        on_change="rerun",
+    )
+    if box.open:
+        with box:
+            _uncertainty_controls(s, pred, conv)
+
+
+def _uncertainty_controls(s: state.AppState, pred, conv: Conventions) -> None:
     others = [p.name for p in s.compatible_preds() if p.name != pred.name]
     c1, c2, c3, c4 = st.columns([1, 1, 2, 1], vertical_alignment="bottom")
     n = int(c1.number_input("resamples", 100, 10_000, 1000, 100, key="unc_n"))

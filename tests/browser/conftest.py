@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.cli._serve import command, server_env
+from dashboard.cli._serve import command, server_env, with_source_root
 
 from ._charts import CHARTS_DRAWN_JS
 from ._runs import count_runs
@@ -147,6 +147,9 @@ def running_server(log_path: Path, env_extra: dict[str, str] | None = None) -> I
     # the environment `clustlens dashboard` gives its server (one BLAS thread, two arenas)
     flags = argparse.Namespace(session_memory=None, server_memory=None)
     env = server_env(flags, dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {})))
+    # this checkout's code, as `clustlens dashboard` serves it (not another checkout's that an
+    # editable install points at)
+    env = with_source_root(env, DASHBOARD / "app.py")
     t0 = time.perf_counter()
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
