@@ -67,6 +67,10 @@ def test_demo_sweep_shows_without_a_click():
     assert not at.error, [unescape(e.value) for e in at.error]
     got = charts(at)
     assert {"sweep_tradeoff", "sweep_metrics"} <= set(got)
+    # the trade-off and accuracy against the parameter at first, one row of panels
+    assert at.multiselect(key="sw_metrics").value == ["acc", "sre", "conn_min"]
+    panels = [a["text"] for a in got["sweep_metrics"]["layout"]["annotations"]]
+    assert {"ACC", "SRE", "CONN (min)"} <= set(panels) and "NMI" not in panels
     trade = got["sweep_tradeoff"]
     assert "SRE–CONN" in trade["layout"]["title"]["text"]
     assert any(str(t.get("name", "")).startswith("best") for t in trade["data"])

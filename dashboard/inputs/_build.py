@@ -428,8 +428,8 @@ def wait_quiet(
 
 def models_wanted() -> None:
     """A page that runs the models (Sweep, Multi-view) was opened: the warm-up's imports for
-    them go ahead as soon as no page is being built, without waiting for a pause (the browser
-    is drawing that page meanwhile; its Run comes next)."""
+    them go ahead after a short pause (:data:`HURRIED_IDLE_S`, the page's messages sent), not a
+    reading pause (the browser is drawing that page meanwhile; its Run comes next)."""
     _MODELS_WANTED.set()
 
 
@@ -444,7 +444,7 @@ def warm_up_worker() -> bool:
     instead of 0.8 s when the import fell on it). So each step waits until no page has been
     built for :data:`QUIET_IDLE_S` (:func:`wait_quiet`) — a pause, not the gap between a
     script's end and the next click — except the imports once Sweep or Multi-view was opened
-    (:func:`models_wanted`): they go ahead as soon as no page is being built, while the browser
+    (:func:`models_wanted`): they go ahead after :data:`HURRIED_IDLE_S`, while the browser
     draws that page, ahead of its Run. (Started right after the first page's script instead,
     they slowed the cold start by 0.4 s.) The fork server waits for a longer pause
     (:data:`FORK_SERVER_IDLE_S`).

@@ -42,7 +42,9 @@ SOURCES = {
     "upload": "your data X + labels",
     "bundle": "a sweep you ran (bundle upload)",
 }
-DEFAULT_PLOTTED = ["acc", "nmi", "sre", "conn_min", "conn_mean", "sparsity"]
+#: The metrics drawn against a parameter at first (one row of panels: the page's trade-off and
+#: accuracy); the others are one pick away in "Metrics".
+DEFAULT_PLOTTED = ["acc", "sre", "conn_min"]
 LABELS = cs.METRIC_LABELS
 
 
