@@ -309,8 +309,7 @@ def test_streamlit_still_names_its_script_thread_so():
 
 def test_the_model_imports_hurry_once_a_model_page_is_opened():
     """Before: a warm-up step waits for a pause (no page built for QUIET_IDLE_S). After Sweep or
-    Multi-view was opened (their Run needs scikit-learn): for a short one (HURRIED_IDLE_S), the
-    page's messages sent, not a person's reading pause."""
+    Multi-view was opened (their Run needs scikit-learn): only for no page being built."""
     import threading
     import time
 
@@ -323,8 +322,7 @@ def test_the_model_imports_hurry_once_a_model_page_is_opened():
     hurry.set()
     t0 = time.monotonic()
     assert build.wait_quiet(timeout_s=5.0, idle_s=5.0, hurry=hurry) is True
-    assert build.HURRIED_IDLE_S - 0.05 <= time.monotonic() - t0 < 1.0
-    assert build.HURRIED_IDLE_S < build.QUIET_IDLE_S
+    assert time.monotonic() - t0 < 1.0
 
     app = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
     for page in ("views/sweep.py", "views/multiview.py"):

@@ -378,11 +378,6 @@ QUIET_WAIT_S = 30.0
 #: before the browser has drawn the page, and the next click comes soon after; a step started
 #: in that gap (an import holds the interpreter for up to 0.3 s) fell on the next page.
 QUIET_IDLE_S = 0.5
-#: Once Sweep or Multi-view was opened (:func:`models_wanted`), the pause a model import waits
-#: for: the page's script has ended and its messages have gone (an import started at once held
-#: the interpreter while they were sent: Sweep's first visit 0.12 s slower), not yet the pause
-#: of a person reading it.
-HURRIED_IDLE_S = 0.25
 #: The fork server starts after a longer pause: its process imports numpy, scipy and h5py
 #: (two seconds of a core) and slowed whatever ran beside it — a Run clicked half a second
 #: after the page settled took 0.3-0.5 s longer. A person choosing a file in the upload
@@ -402,10 +397,9 @@ def wait_quiet(
     poll_s: float = 0.02,
     idle_s: float = QUIET_IDLE_S,
     hurry: threading.Event | None = None,
-    hurried_idle_s: float = HURRIED_IDLE_S,
 ) -> bool:
     """Wait until no page has been built for ``idle_s`` seconds — or, once ``hurry`` is set,
-    for ``hurried_idle_s``; False if ``timeout_s`` passed first."""
+    until none is being built; False if ``timeout_s`` passed first."""
     import time
 
     deadline = time.monotonic() + timeout_s
@@ -417,8 +411,7 @@ def wait_quiet(
         elif quiet_since is None:
             quiet_since = now
         if quiet_since is not None and (
-            now - quiet_since >= idle_s
-            or (hurry is not None and hurry.is_set() and now - quiet_since >= hurried_idle_s)
+            now - quiet_since >= idle_s or (hurry is not None and hurry.is_set())
         ):
             return True
         if now >= deadline:
@@ -428,8 +421,8 @@ def wait_quiet(
 
 def models_wanted() -> None:
     """A page that runs the models (Sweep, Multi-view) was opened: the warm-up's imports for
-    them go ahead after a short pause (:data:`HURRIED_IDLE_S`, the page's messages sent), not a
-    reading pause (the browser is drawing that page meanwhile; its Run comes next)."""
+    them go ahead as soon as no page is being built, without waiting for a pause (the browser
+    is drawing that page meanwhile; its Run comes next)."""
     _MODELS_WANTED.set()
 
 
@@ -444,7 +437,7 @@ def warm_up_worker() -> bool:
     instead of 0.8 s when the import fell on it). So each step waits until no page has been
     built for :data:`QUIET_IDLE_S` (:func:`wait_quiet`) — a pause, not the gap between a
     script's end and the next click — except the imports once Sweep or Multi-view was opened
-    (:func:`models_wanted`): they go ahead after :data:`HURRIED_IDLE_S`, while the browser
+    (:func:`models_wanted`): they go ahead as soon as no page is being built, while the browser
     draws that page, ahead of its Run. (Started right after the first page's script instead,
     they slowed the cold start by 0.4 s.) The fork server waits for a longer pause
     (:data:`FORK_SERVER_IDLE_S`).
