@@ -92,8 +92,16 @@ def test_hw_subset_out_of_the_box():
     got = charts(at)
     assert FIGURES <= set(got)
     views = got["mv_views"]
-    heatmaps = [t for t in views["data"] if t["type"] == "heatmap"]
-    assert len(heatmaps) == 6 and {t.get("coloraxis") for t in heatmaps} == {"coloraxis"}
+    # pooled panels (block means) are sent as PNG images on one colour scale, whose bar an
+    # invisible trace on the figure's colour axis draws
+    images = [t for t in views["data"] if t["type"] == "image"]
+    assert len(images) == 6 and all(
+        t["source"].startswith("data:image/png;base64,") for t in images
+    )
+    assert not [t for t in views["data"] if t["type"] == "heatmap"]
+    bar = [t for t in views["data"] if t.get("marker", {}).get("coloraxis") == "coloraxis"]
+    assert len(bar) == 1 and views["layout"]["coloraxis"]["colorbar"]["title"]["text"]
+    assert all("row bin" in t["hovertemplate"] for t in images)
     caps = "\n".join(unescape(c.value) for c in at.caption)
     assert "HW, six views: 200 digits" in caps
     cards = card_values(at)
@@ -386,3 +394,28 @@ def test_a_damaged_shipped_fit_is_fitted_instead(monkeypatch, tmp_path):
         assert out["shipped"] is None and out["n_components"] == 10
     finally:
         cm._shipped_fit.clear()
+
+
+def test_pooled_panels_are_images_on_the_shared_scale():
+    """A pooled panel is a PNG of its values on the figure's one colour range: a view with
+    100x the values is darker, a zero is the scale's low colour (linear) or white (log)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    def pixels(trace) -> np.ndarray:
+        raw = base64.b64decode(trace.source.split(",", 1)[1])
+        return np.asarray(Image.open(io.BytesIO(raw)).convert("RGB"), dtype=int)
+
+    weak, strong = _panel(1.0), _panel(100.0)
+    for p in (weak, strong):
+        p["pooled"] = True
+        p["values"][0, 3] = 0.0  # a block with no coefficient
+    for log in (False, True):
+        fig = affinity_panels([weak, strong], ["v1", "v2"], log=log)
+        a, b = (pixels(t) for t in fig.data if t.type == "image")
+        assert a[0, 0].sum() > b[0, 0].sum()  # darker where the values are larger
+        assert a.shape == (6, 6, 3)
+        zero = tuple(a[0, 3])
+        assert (zero == (255, 255, 255)) is log, (log, zero)

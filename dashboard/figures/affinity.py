@@ -42,7 +42,7 @@ LOG_RANGE = 1e4
 TICK_LIMIT = 40
 
 
-def _lut(scale: Any) -> np.ndarray:
+def colour_lut(scale: Any) -> np.ndarray:
     """256 x 3 uint8 colour lookup table of a Plotly colour scale (a name or (pos, colour)s)."""
     key = scale if isinstance(scale, str) else tuple((float(p), str(c)) for p, c in scale)
     return _lut_cached(key)
@@ -72,7 +72,7 @@ def colour_limits(values: np.ndarray, log: bool) -> tuple[float, float]:
     return 0.0, hi
 
 
-def _scaled(values: np.ndarray, log: bool, lims: tuple[float, float]) -> np.ndarray:
+def scaled_values(values: np.ndarray, log: bool, lims: tuple[float, float]) -> np.ndarray:
     """Values mapped to [0, 1] for the colour scale (NaN where zero in log mode)."""
     lo, hi = lims
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,8 +160,8 @@ def affinity_figure(
     b_axis = np.searchsorted(edges, bounds)
     centres = (b_axis[:-1] + b_axis[1:]) / 2 - 0.5
     if pooled:
-        idx = np.round(_scaled(values, log, lims) * 255)
-        rgb = _lut(scale)[np.nan_to_num(idx, nan=0).astype(np.intp)]
+        idx = np.round(scaled_values(values, log, lims) * 255)
+        rgb = colour_lut(scale)[np.nan_to_num(idx, nan=0).astype(np.intp)]
         rgb[~(values > 0)] = 255  # no coefficient at all: white (the scale starts coloured)
         traces: list[Any] = [
             go.Image(

@@ -24,7 +24,14 @@ from dashboard.figures._style import (
     subplot_grid,
     unique_names,
 )
-from dashboard.figures.affinity import AFFINITY_SCALE, TICK_LIMIT, colour_limits
+from dashboard.figures.affinity import (
+    AFFINITY_SCALE,
+    TICK_LIMIT,
+    colour_limits,
+    colour_lut,
+    scaled_values,
+    to_png_uri,
+)
 
 BOUNDARY = {"color": "#d62728", "width": 1}
 #: The name of each panel's class-boundary trace (:func:`~dashboard.figures._style.grid_lines`).
@@ -52,27 +59,48 @@ def _panel(
     x_name: str,
     y_name: str,
     log: bool,
-    own: tuple[float, float] | None,
+    lims: tuple[float, float],
+    *,
+    shared: bool,
 ) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
-    """One pooled affinity panel on the axes ``x_name``/``y_name``: its heatmap (on the shared
-    colour axis, or on its own range ``own`` without a colour bar), its class boundaries, and
-    the two axes' settings (square, classes named at their centres)."""
+    """One affinity panel on the axes ``x_name``/``y_name``: its picture on the colour range
+    ``lims``, its class boundaries, and the two axes' settings (square, classes named at their
+    centres).
+
+    A pooled panel (block means) is sent as a PNG image, as the Affinity page sends its pooled
+    plot: the browser shows it as it is, where a heatmap is coloured cell by cell in the
+    browser (six of them were most of the Multi-view page's first drawing); its hover names the
+    bins. A panel of single points stays a heatmap whose hover gives each value; with
+    ``shared`` it is on the figure's colour axis, otherwise on ``lims`` without a colour bar.
+    """
     on = {"xaxis": axis_ref(x_name), "yaxis": axis_ref(y_name)}
     values = np.asarray(p["values"], dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        z = np.where(values > 0, np.log10(values), np.nan) if log else values
-    trace: dict[str, Any] = {
-        "z": z.astype(np.float32),
-        "hovertemplate": "row bin %{y}, column bin %{x}<br>"
-        + ("log10 value %{z:.2f}" if log else "value %{z:.3g}")
-        + "<extra>%{fullData.name}</extra>",
-        "name": plain_all([title])[0],
-        **on,
-    }
-    if own is None:
-        trace["coloraxis"] = "coloraxis"
+    name = plain_all([title])[0]
+    if p.get("pooled"):
+        idx = np.round(scaled_values(values, log, lims) * 255)
+        rgb = colour_lut(AFFINITY_SCALE)[np.nan_to_num(idx, nan=0).astype(np.intp)]
+        if log:  # no coefficient at all has no logarithm: white, as a heatmap's gap
+            rgb[~(values > 0)] = 255
+        picture: Any = go.Image(
+            source=to_png_uri(rgb), x0=0, y0=0, dx=1, dy=1, name=name,
+            hovertemplate="row bin %{y}, column bin %{x}<extra>%{fullData.name}</extra>", **on,
+        )  # fmt: skip
     else:
-        trace.update(colorscale=AFFINITY_SCALE, zmin=own[0], zmax=own[1], showscale=False)
+        with np.errstate(divide="ignore"):
+            z = np.where(values > 0, np.log10(values), np.nan) if log else values
+        trace: dict[str, Any] = {
+            "z": z.astype(np.float32),
+            "hovertemplate": "row bin %{y}, column bin %{x}<br>"
+            + ("log10 value %{z:.2f}" if log else "value %{z:.3g}")
+            + "<extra>%{fullData.name}</extra>",
+            "name": name,
+            **on,
+        }
+        if shared:
+            trace["coloraxis"] = "coloraxis"
+        else:
+            trace.update(colorscale=AFFINITY_SCALE, zmin=lims[0], zmax=lims[1], showscale=False)
+        picture = go.Heatmap(**trace)
     n_bins = values.shape[0]
     edges = np.asarray(p["edges"], dtype=np.int64)
     b_axis = np.searchsorted(edges, np.asarray(p["bounds"], dtype=np.int64))
@@ -86,7 +114,17 @@ def _panel(
               "tickfont": {"size": 10}, **ticks}  # fmt: skip
     x_axis = {"range": [-0.5, n_bins - 0.5], **common}
     y_axis = {"range": [n_bins - 0.5, -0.5], "scaleanchor": on["xaxis"], **common}
-    return [go.Heatmap(**trace), lines.update(**on)], x_axis, y_axis
+    return [picture, lines.update(**on)], x_axis, y_axis
+
+
+def _colour_bar_only(lims: tuple[float, float], x_name: str, y_name: str) -> go.Scatter:
+    """An invisible trace on the figure's colour axis: its colour bar shows for pictures sent
+    as images (an image has no colour axis of its own)."""
+    return go.Scatter(
+        x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
+        marker={"color": [lims[0]], "coloraxis": "coloraxis"},
+        xaxis=axis_ref(x_name), yaxis=axis_ref(y_name),
+    )  # fmt: skip
 
 
 @memoised
@@ -130,8 +168,8 @@ def affinity_panels(
     traces: list[Any] = []
     for k, p in enumerate(panels):
         x_name, y_name = cells[k]
-        own = None if shared else colour_limits(np.asarray(p["values"], dtype=np.float64), log)
-        drawn, x_axis, y_axis = _panel(p, titles[k], x_name, y_name, log, own)
+        own = lims if shared else colour_limits(np.asarray(p["values"], dtype=np.float64), log)
+        drawn, x_axis, y_axis = _panel(p, titles[k], x_name, y_name, log, own, shared=shared)
         traces += drawn
         layout[x_name].update(x_axis)
         layout[y_name].update(y_axis)
@@ -140,9 +178,11 @@ def affinity_panels(
         if same and k % ncols != 0:
             layout[y_name]["showticklabels"] = False
     layout["plot_bgcolor"] = "white"
+    pooled = any(bool(p.get("pooled")) for p in panels)
     if shared:
         layout["coloraxis"] = _colour_axis(lims, log, bar_title)
-    pooled = any(bool(p.get("pooled")) for p in panels)
+        if pooled and panels:
+            traces.append(_colour_bar_only(lims, *cells[0]))
     n = int(panels[0]["n"]) if panels else 0
     note = (
         f"{n:,} points sorted by class (class boundaries in red)"
@@ -159,8 +199,8 @@ def affinity_panels(
 _S_DOMAIN = (0.0, 0.40)
 _S_BAR_X = 0.42
 _RIGHT_DOMAIN = (0.56, 1.0)
-_WEIGHTS_Y = (0.60, 1.0)
-_OBJECTIVE_Y = (0.0, 0.38)
+_WEIGHTS_Y = (0.64, 1.0)
+_OBJECTIVE_Y = (0.0, 0.36)
 
 
 @memoised
@@ -183,7 +223,9 @@ def ssf_overview(
     page and a plot of its own on the first.
     """
     lims = shared_limits([fused], log)
-    s_traces, s_x, s_y = _panel(fused, "fused S", "xaxis", "yaxis", log, None)
+    s_traces, s_x, s_y = _panel(fused, "fused S", "xaxis", "yaxis", log, lims, shared=True)
+    if fused.get("pooled"):
+        s_traces.append(_colour_bar_only(lims, "xaxis", "yaxis"))
     layout: dict[str, Any] = {
         "xaxis": {**s_x, "domain": list(_S_DOMAIN), "anchor": "y"},
         "yaxis": {**s_y, "domain": [0.0, 1.0], "anchor": "x"},
