@@ -33,6 +33,19 @@ def test_every_warmed_module_exists():
     assert not missing
 
 
+def test_the_warm_up_never_imports_scikit_learn():
+    """The launcher's warm-up runs before the first page: scikit-learn (0.6 s, scipy.stats in
+    one 0.3 s piece) is left to the pause-aware warm-up of the model pages."""
+    code = (
+        "import importlib, sys\n"
+        "from dashboard.ui import warmup\n"
+        "for m in warmup.MODULES: importlib.import_module(m)\n"
+        "print(sorted(m for m in ('sklearn', 'scipy.stats') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
 def test_wait_returns_at_once_when_nothing_was_started(fresh):
     assert fresh.wait(timeout=0.01) is True
 
