@@ -433,3 +433,16 @@ def test_the_sidebar_boxes_are_built_only_when_open():
     ok(at.run())
     keys = {u.key for u in at.get("file_uploader")}
     assert {"up_counts", "up_pred_coef", "session_restore_upload"} <= keys
+
+
+def test_many_predictions_get_a_sortable_data_frame(monkeypatch):
+    """Past ui.STATIC_MAX_ROWS rows the predictions table is a data frame (it scrolls and
+    sorts), with the same values at full precision."""
+    from dashboard.ui import widgets
+
+    monkeypatch.setattr(widgets, "STATIC_MAX_ROWS", 3)  # the demo's table has four rows
+    at = start()
+    assert not [t for t in static_tables(at) if "prediction" in t.columns]
+    (frame,) = [df.value for df in at.dataframe if "prediction" in df.value.columns]
+    assert list(frame["prediction"])[-2:] == ["mean", "std"] and len(frame) == 4
+    assert frame["ACC"].dtype.kind == "f"

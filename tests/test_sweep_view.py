@@ -83,7 +83,7 @@ def test_demo_sweep_shows_without_a_click():
 
 
 def test_the_sweep_table_shows_every_setting_and_stars_each_metric_s_best():
-    """Up to STATIC_ROWS settings: one static table, every row shown; ★ on the best value of
+    """Up to ui.STATIC_MAX_ROWS settings: one static table, every row shown; ★ on the best value of
     each metric (the lowest SRE), none in a column where every setting ties."""
     from dashboard.compute import sweep as cs
 
@@ -443,3 +443,13 @@ def test_results_only_sensitivity_table_draws_one_heatmap_per_metric():
     assert run["kind"] == "bundle" and len(run["rows"]) == 12
     keys = list(charts(at))
     assert any("heat" in k for k in keys), keys
+
+
+def test_a_long_sweep_gets_a_sortable_data_frame(monkeypatch):
+    from dashboard.ui import widgets
+
+    monkeypatch.setattr(widgets, "STATIC_MAX_ROWS", 5)  # the demo sweep has nine settings
+    at = sweep_page(setup_open=False)
+    assert not [t for t in static_tables(at) if "setting" in t.columns]
+    (frame,) = [df.value for df in at.dataframe]
+    assert len(frame) == 9 and "setting" in frame.columns

@@ -86,6 +86,11 @@ def table_html(
     )
 
 
+#: Tables of up to this many rows are static (every row shows, text wraps); longer ones are a
+#: data frame (it scrolls and sorts): Summary's predictions, Sweep's settings.
+STATIC_MAX_ROWS = 40
+
+
 def static_table(
     rows: Sequence[Mapping[str, object]],
     columns: Sequence[str],

@@ -461,8 +461,6 @@ def _picked_from_event(event: Any, n: int) -> int | None:
     return None
 
 
-#: Sweeps of up to this many settings get a static table; longer ones a data frame.
-STATIC_ROWS = 40
 #: Table columns that are not scores in [0, 1]: four significant digits, not four decimals.
 WHOLE = ("sparsity", "seconds")
 
@@ -475,7 +473,7 @@ def _table(run, rows, swept, metrics) -> None:
     show = ["setting", *params, *[m for m in metrics]]
     if run["kind"] == "bundle":
         show.append("entry")
-    if len(rows) <= STATIC_ROWS:
+    if len(rows) <= ui.STATIC_MAX_ROWS:
         # A static table: every setting shows at once and the best value of each metric is
         # starred (what sorting a column was for), and no data grid is mounted on each visit.
         best = {m: cs.best_positions(rows, m) for m in metrics}
