@@ -42,7 +42,7 @@ LOG_RANGE = 1e4
 TICK_LIMIT = 40
 
 
-def colour_lut(scale: Any) -> np.ndarray:
+def _lut(scale: Any) -> np.ndarray:
     """256 x 3 uint8 colour lookup table of a Plotly colour scale (a name or (pos, colour)s)."""
     key = scale if isinstance(scale, str) else tuple((float(p), str(c)) for p, c in scale)
     return _lut_cached(key)
@@ -72,13 +72,31 @@ def colour_limits(values: np.ndarray, log: bool) -> tuple[float, float]:
     return 0.0, hi
 
 
-def scaled_values(values: np.ndarray, log: bool, lims: tuple[float, float]) -> np.ndarray:
+def _scaled(values: np.ndarray, log: bool, lims: tuple[float, float]) -> np.ndarray:
     """Values mapped to [0, 1] for the colour scale (NaN where zero in log mode)."""
     lo, hi = lims
     with np.errstate(divide="ignore", invalid="ignore"):
         v = np.where(values > 0, np.log10(values), np.nan) if log else values.astype(np.float64)
     span = hi - lo if hi > lo else 1.0
     return np.clip((v - lo) / span, 0.0, 1.0)
+
+
+def pooled_image_uri(
+    values: np.ndarray,
+    log: bool,
+    lims: tuple[float, float],
+    scale: Any = AFFINITY_SCALE,
+    *,
+    zeros_white: bool = True,
+) -> str:
+    """A pooled display's values coloured on ``lims`` of ``scale`` (log: in decades), as a PNG
+    data URI; ``zeros_white``: a cell without any coefficient is white (in log mode it always
+    is: zero has no logarithm), otherwise the scale's low colour, as a heatmap shows it."""
+    idx = np.round(_scaled(values, log, lims) * 255)
+    rgb = _lut(scale)[np.nan_to_num(idx, nan=0).astype(np.intp)]
+    if zeros_white or log:
+        rgb[~(values > 0)] = 255
+    return to_png_uri(rgb)
 
 
 def to_png_uri(rgb: np.ndarray) -> str:
@@ -160,12 +178,10 @@ def affinity_figure(
     b_axis = np.searchsorted(edges, bounds)
     centres = (b_axis[:-1] + b_axis[1:]) / 2 - 0.5
     if pooled:
-        idx = np.round(scaled_values(values, log, lims) * 255)
-        rgb = colour_lut(scale)[np.nan_to_num(idx, nan=0).astype(np.intp)]
-        rgb[~(values > 0)] = 255  # no coefficient at all: white (the scale starts coloured)
         traces: list[Any] = [
             go.Image(
-                source=to_png_uri(rgb),
+                # no coefficient at all: white (the scale starts coloured)
+                source=pooled_image_uri(values, log, lims, scale),
                 x0=0,
                 y0=0,
                 dx=1,

@@ -28,9 +28,7 @@ from dashboard.figures.affinity import (
     AFFINITY_SCALE,
     TICK_LIMIT,
     colour_limits,
-    colour_lut,
-    scaled_values,
-    to_png_uri,
+    pooled_image_uri,
 )
 
 BOUNDARY = {"color": "#d62728", "width": 1}
@@ -77,12 +75,10 @@ def _panel(
     values = np.asarray(p["values"], dtype=np.float64)
     name = plain_all([title])[0]
     if p.get("pooled"):
-        idx = np.round(scaled_values(values, log, lims) * 255)
-        rgb = colour_lut(AFFINITY_SCALE)[np.nan_to_num(idx, nan=0).astype(np.intp)]
-        if log:  # no coefficient at all has no logarithm: white, as a heatmap's gap
-            rgb[~(values > 0)] = 255
+        # linear: a zero is the scale's low colour, as the heatmap drew it (the paper's look)
+        uri = pooled_image_uri(values, log, lims, zeros_white=False)
         picture: Any = go.Image(
-            source=to_png_uri(rgb), x0=0, y0=0, dx=1, dy=1, name=name,
+            source=uri, x0=0, y0=0, dx=1, dy=1, name=name,
             hovertemplate="row bin %{y}, column bin %{x}<extra>%{fullData.name}</extra>", **on,
         )  # fmt: skip
     else:

@@ -262,8 +262,8 @@ def _preloader() -> Any:
 
 def preload() -> None:
     """At the top of the session's first run: have the browser load plotly.js now (an element
-    nobody sees), not when the first chart arrives at the end of the run; and, once the first
-    page is drawn, the element scripts of :data:`LATER_ELEMENTS` (:func:`later_modules`)."""
+    nobody sees), not when the first chart arrives at the end of the run; and, beside it, the
+    element scripts of later pages (:data:`LATER_ELEMENTS`, :func:`later_modules`)."""
     if st.session_state.get(_PRELOADED) or not available():
         return
     st.session_state[_PRELOADED] = True

@@ -138,18 +138,18 @@ def _table_editor() -> np.ndarray:
     )
     table = ls.clean_table(edited.to_numpy())
     # side by side, each sized to its label (one row element, not four columns)
-    b1 = b2 = b3 = b4 = st.container(horizontal=True, gap="small")
+    row = st.container(horizontal=True, gap="small")
     k, c = table.shape
-    if b1.button("Add a class", key="learn_add_row", disabled=k >= ls.MAX_ROWS):
+    if row.button("Add a class", key="learn_add_row", disabled=k >= ls.MAX_ROWS):
         _set_table(np.vstack([table, np.zeros((1, c), dtype=np.int64)]), None)
         st.rerun()
-    if b2.button("Add a cluster", key="learn_add_col", disabled=c >= ls.MAX_COLS):
+    if row.button("Add a cluster", key="learn_add_col", disabled=c >= ls.MAX_COLS):
         _set_table(np.hstack([table, np.zeros((k, 1), dtype=np.int64)]), None)
         st.rerun()
-    if b3.button("Remove last class", key="learn_del_row", disabled=k <= 1):
+    if row.button("Remove last class", key="learn_del_row", disabled=k <= 1):
         _set_table(table[:-1], None)
         st.rerun()
-    if b4.button("Remove last cluster", key="learn_del_col", disabled=c <= 1):
+    if row.button("Remove last cluster", key="learn_del_col", disabled=c <= 1):
         _set_table(table[:, :-1], None)
         st.rerun()
     # built when opened (a rerun): the text box's script is fetched only by who types a table

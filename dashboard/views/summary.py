@@ -220,28 +220,19 @@ def render() -> None:
             )
             keys = [k for k in COMPARE if k in m]
             table = compute.comparison(results, keys, runs)
-            if len(table) <= ui.STATIC_MAX_ROWS:
-                # static: every prediction's name shows in full, and no data grid is mounted
-                # on each visit of the landing page (the CSV and JSON carry full precision)
-                columns = ["prediction", *(column_label(k) for k in keys)]
-                ui.static_table(
-                    [
-                        {"prediction": r["prediction"],
-                         **{column_label(k): compute.fmt(r.get(k)) for k in keys}}
-                        for r in table
-                    ],
-                    columns,
-                )  # fmt: skip
-            else:  # many predictions: a grid that scrolls and sorts
-                st.dataframe(
-                    [
-                        {"prediction": r["prediction"],
-                         **{column_label(k): r.get(k) for k in keys}}
-                        for r in table
-                    ],
-                    hide_index=True,
-                    key="table_predictions",
-                )  # fmt: skip
+            # static up to ui.STATIC_MAX_ROWS: every prediction's name shows in full and no data
+            # grid is mounted on each visit of the landing page (the CSV and JSON carry full
+            # precision); past that a grid that scrolls and sorts, at full precision
+            static = len(table) <= ui.STATIC_MAX_ROWS
+            cell = compute.fmt if static else (lambda v: v)
+            shown = [
+                {"prediction": r["prediction"], **{column_label(k): cell(r.get(k)) for k in keys}}
+                for r in table
+            ]
+            if static:
+                ui.static_table(shown, ["prediction", *(column_label(k) for k in keys)])
+            else:
+                st.dataframe(shown, hide_index=True, key="table_predictions")
             if runs:
                 pm = compute.mean_pm_std(results, keys)
                 st.text(
