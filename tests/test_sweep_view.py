@@ -163,22 +163,30 @@ def test_the_setup_box_is_built_only_when_open_and_keeps_its_values():
 
 
 def test_a_sweep_done_in_its_first_chunk_is_drawn_by_the_same_run(monkeypatch):
-    """No second rerun after "Run sweep" (issue 14: an action's overhead above its computing)."""
+    """ "Run sweep" reruns the results part of the page alone and draws the sweep in that same
+    run: no rerun of the whole page, no second one (issue 14: an action's overhead above its
+    computing)."""
     import streamlit as st
+
+    from dashboard.views.sweep import RESULTS
 
     real, reruns = st.rerun, []
 
-    def counted(*args, **kwargs):
-        reruns.append(1)
-        real(*args, **kwargs)
+    def counted(scope="app"):
+        reruns.append(scope)
+        real(scope)
 
     at = tiny_grid(sweep_page())
     monkeypatch.setattr(st, "rerun", counted)
     ok(at.button(key="sw_run").click().run())
     assert run_state(at)["status"] == "done" and sorted(run_state(at)["rows"]) == [0, 1]
-    assert not reruns
+    assert reruns == [RESULTS]  # the click's own rerun, of the results part
     assert {"sweep_tradeoff", "sweep_metrics"} <= set(charts(at))
     assert not at.get("progress") and "sw_stop" not in [b.key for b in at.button]
+    # the form above the results was not rebuilt by that run (AppTest holds what a run built)
+    assert "sw_run" not in [b.key for b in at.button]
+    ok(at.run())
+    assert "sw_run" in [b.key for b in at.button]
 
 
 def test_the_progress_bar_shows_only_once_a_run_takes_a_while(monkeypatch):
@@ -192,6 +200,7 @@ def test_the_progress_bar_shows_only_once_a_run_takes_a_while(monkeypatch):
 
     at = tiny_grid(sweep_page())
     ok(at.button(key="sw_run").click().run())  # computes and caches both settings
+    ok(at.run())  # the whole page again: that run rebuilt the results part alone
     shown: list[str] = []
     real_progress, real_button = st.progress, st.button
 
@@ -208,6 +217,7 @@ def test_the_progress_bar_shows_only_once_a_run_takes_a_while(monkeypatch):
     monkeypatch.setattr(st, "button", button)
     ok(at.button(key="sw_run").click().run())
     assert run_state(at)["status"] == "done" and not shown
+    ok(at.run())
     real_setting = cs.run_setting
 
     def slow(*args, **kwargs):
@@ -339,6 +349,11 @@ def test_open_setting_puts_it_into_summary_and_affinity():
     assert s.truth.n == 400 and own is not None and own.value.shape == (400, 400)
     assert s.coef_for(s.preds[-1]) is own
     assert at.get("page_link")  # links to the views
+    # the button is in the results part, but its run rebuilt the whole page: the sidebar
+    # names the opened setting at once
+    from dashboard.session.state import K_ACTIVE
+
+    assert at.sidebar.selectbox(key=K_ACTIVE).value == name
     ok(at.switch_page("views/summary.py").run())
     assert not at.error, [unescape(e.value) for e in at.error]
     caps = "\n".join(unescape(c.value) for c in at.caption)

@@ -2,8 +2,10 @@
 
 The sweep being shown lives in ``AppState.sweep.run`` (a plain dict): the data, the model,
 the settings, the finished rows. A run computes one setting per call of the compute layer (each
-cached on data key, model, parameters, seed) and reruns the page every few seconds, so progress
-shows, the Stop button works and finished settings survive a stop or a page switch.
+cached on data key, model, parameters, seed). "Run sweep" reruns the results part of the page
+alone (a fragment) and computes there; a sweep not done within a fraction of a second goes on
+in runs of the whole page every few seconds, so progress shows, the Stop button works and
+finished settings survive a stop or a page switch.
 """
 
 from __future__ import annotations
@@ -197,22 +199,38 @@ def _grid_widgets(data: cs.SweepData, s: state.AppState) -> None:
         f"{len(grid.settings)} settings on {data.name}; spectral clustering into {n_k} clusters "
         f"(seed {int(seed)}); rows of X scaled to unit norm"
     )
-    run = s.sweep.run or {}
-    running = run.get("status") == "running"
-    if st.button("Run sweep", type="primary", key="sw_run", disabled=running):
-        s.sweep.run = {
-            "kind": "model",
-            "demo": False,
-            "data": data,
-            "model": model,
-            "grid": grid,
-            "seed": int(seed),
-            "n_clusters": n_k,
-            "rows": {},
-            "status": "running",
-            "seconds": 0.0,
-            "errors": [],
-        }
+    st.button(
+        "Run sweep",
+        type="primary",
+        key="sw_run",
+        on_click=_start,
+        args=(
+            {
+                "kind": "model",
+                "demo": False,
+                "data": data,
+                "model": model,
+                "grid": grid,
+                "seed": int(seed),
+                "n_clusters": n_k,
+            },
+        ),
+    )
+
+
+def _start(spec: dict[str, Any]) -> None:
+    """ "Run sweep": a new run of ``spec``, started by the results part of the page alone (see
+    :func:`_shown`); the sidebar, the title and this form did not change and are not rebuilt.
+    A click while a sweep runs starts the new one in its place."""
+    state.get().sweep.run = {
+        **spec,
+        "rows": {},
+        "status": "running",
+        "started_by_run": True,
+        "seconds": 0.0,
+        "errors": [],
+    }
+    st.rerun(RESULTS)
 
 
 def _bundle_widgets(s: state.AppState) -> None:
@@ -347,6 +365,8 @@ def _open(pos: int) -> None:
     st.session_state[K_ACTIVE] = pred.name
     s.messages = [("success", f"opened {pred.name}")]
     s.sweep.message = ("success", f"{pred.name} is now the prediction in every view")
+    # the whole page, not the results part the button is in: the sidebar shows the new inputs
+    st.rerun()
 
 
 # ---------------------------------------------------------------- results
@@ -612,14 +632,42 @@ def render() -> None:
     if box.open or st.session_state.get("sw_source") in ("upload", "bundle"):
         _setup(box, s)
     run = _run(s)
-    # A sweep runs before the page below is drawn, in chunks of CHUNK_SECONDS: one that finishes
-    # in its first chunk (the usual case) is shown by this same run, with no second rerun; a
-    # longer one draws what is finished so far, then reruns for its next chunk (Stop works
-    # between chunks).
+    # A long sweep runs here, above the results, in chunks of CHUNK_SECONDS under its progress
+    # bar and Stop button, each chunk a run of the whole page (Stop works between settings); a
+    # run just started by "Run sweep" takes its first QUICK_SECONDS in the results part below.
     outcome = None
-    if run["status"] == "running":
+    if run["status"] == "running" and not run.get("started_by_run"):
         with ui.guarded("running the sweep"):
             outcome = _advance(run, st.empty())
+    _shown()
+    if outcome == "more":
+        st.rerun()
+
+
+#: The fragment key of the results part of the page (below the "Data and model" box).
+RESULTS = "sweep_results"
+#: A run started by "Run sweep" computes this long in the results part alone, without a Stop
+#: button or a progress bar (the default sweep's 11 settings take ~0.1 s); one that is not done
+#: by then goes on in runs of the whole page, with them (see render).
+QUICK_SECONDS = PROGRESS_AFTER_S
+
+
+@st.fragment(key=RESULTS)
+def _shown() -> None:
+    """The sweep shown: notes, charts, table, open controls.
+
+    "Run sweep" and a click on the trade-off chart rerun this part alone: the sidebar and the
+    form above are unchanged by them (a rerun of the whole page built ~40 more elements and
+    the browser checked each). A Stop button inside this part could not stop it (a click in a
+    part of the page waits for that part's run to end), so a run that is not done within
+    QUICK_SECONDS goes on in runs of the whole page, where Stop stands above this part.
+    """
+    s = state.get()
+    run = _run(s)
+    if run.pop("started_by_run", False) and run["status"] == "running":
+        with ui.guarded("running the sweep"):
+            if job.advance(run, QUICK_SECONDS) == "more":
+                st.rerun()  # the whole page: the progress bar and Stop, then the next chunks
     if run.get("demo"):
         st.info(
             "Demo sweep (precomputed): LSR over 9 values of λ on 400 handwritten digits (pixel "
@@ -644,8 +692,6 @@ def render() -> None:
         ui.error(e)
     with ui.guarded("drawing the sweep"):
         _results(run, s)
-    if outcome == "more":
-        st.rerun()
 
 
 if __name__ == "__main__":

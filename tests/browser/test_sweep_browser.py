@@ -1,0 +1,126 @@
+"""The Sweep page's actions in chromium: "Run sweep" rebuilds the results part of the page
+alone (a fragment), opening a setting rebuilds the whole page (the sidebar names it), and a
+sweep that takes a while shows its Stop button, which stops it."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import assert_no_exception, wait_for_app_idle, wait_for_charts_drawn
+from .test_dashboard_browser import MAIN, open_first_view, open_view
+
+pytestmark = pytest.mark.browser
+
+#: The first index of a delta's path: the root container it writes to (Streamlit's
+#: ``RootContainer``: 0 the main area, 1 the sidebar).
+SIDEBAR = 1
+RUN_S = 60_000
+
+
+def _record_deltas(page) -> list[list[int]]:
+    """The delta paths the server sends from now on (filled as frames arrive)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    paths: list[list[int]] = []
+
+    def on_websocket(ws) -> None:
+        def on_frame(payload) -> None:
+            if not isinstance(payload, (bytes, bytearray)):
+                return
+            try:
+                msg = ForwardMsg.FromString(bytes(payload))
+            except Exception:  # not a ForwardMsg
+                return
+            if msg.WhichOneof("type") == "delta":
+                paths.append(list(msg.metadata.delta_path))
+
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", on_websocket)
+    return paths
+
+
+def _open_setup(page) -> None:
+    box = page.locator(f"{MAIN} [data-testid='stExpander']").filter(has_text="Data and model")
+    if not box.locator("details[open]").count():
+        box.locator("summary").first.click()
+    page.locator(".st-key-sw_run button").wait_for(timeout=RUN_S)
+    wait_for_app_idle(page)
+
+
+def _finished(page):
+    return page.locator(MAIN).get_by_text("settings finished in", exact=False).first
+
+
+def test_run_sweep_rebuilds_the_results_alone(page, streamlit_server) -> None:
+    """Neither the sidebar nor the form is sent again by the run "Run sweep" starts (they did not
+    change): the click's cost is the sweep and its results."""
+    paths = _record_deltas(page)
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Sweep")
+    _open_setup(page)
+    before = len(paths)
+    page.locator(".st-key-sw_run button").click()
+    _finished(page).wait_for(timeout=RUN_S)
+    wait_for_app_idle(page)
+    wait_for_charts_drawn(page, MAIN)
+    sent = paths[before:]
+    assert sent, "the run sent nothing"
+    assert not [p for p in sent if p and p[0] == SIDEBAR], "the sidebar was sent again"
+    # the run's elements all sit in one block of the main area (the results part)
+    assert len({tuple(p[:2]) for p in sent}) == 1, sorted({tuple(p[:2]) for p in sent})
+    assert page.locator(".st-key-sw_run button").is_visible()  # the form is still there
+    assert page.locator(".st-key-sweep_tradeoff .clustlens-chart[data-drawn='1']").count() == 1
+    assert_no_exception(page)
+    assert not page.js_errors
+
+
+def test_opening_a_setting_shows_it_in_the_sidebar(page, streamlit_server) -> None:
+    """The Open button sits in the results part, but what it changes is shown by the sidebar:
+    its click rebuilds the whole page."""
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Sweep")
+    page.locator(".st-key-sw_open button").click()
+    page.locator(MAIN).get_by_text("is now the prediction in every view").wait_for(timeout=RUN_S)
+    wait_for_app_idle(page)
+    shown = page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox")
+    shown = shown.filter(has_text="Prediction shown").locator("input").first
+    page.wait_for_function(
+        "(el) => el.value.startsWith('sweep: lsr')", arg=shown.element_handle(), timeout=RUN_S
+    )
+    assert_no_exception(page)
+    assert not page.js_errors
+
+
+def test_a_long_sweep_shows_stop_and_stops(page, streamlit_server) -> None:
+    """A sweep not done within a fraction of a second goes on in runs of the whole page with a
+    progress bar and a Stop button above the results; Stop ends it, keeping what finished."""
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Sweep")
+    _open_setup(page)
+    # 2,500 points: each LSR setting solves a 2,500 x 2,500 system and clusters it
+    points = page.locator(".st-key-sw_pps input")
+    points.fill("500")
+    points.press("Enter")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
+        ".some((e) => e.textContent.includes('500 points each'))",
+        timeout=RUN_S,
+    )
+    wait_for_app_idle(page)
+    page.locator(".st-key-sw_run button").click()
+    stop = page.locator(".st-key-sw_stop button")
+    stop.wait_for(timeout=RUN_S)
+    assert page.get_by_test_id("stProgress").count() == 1
+    stop.click()
+    warning = page.locator(MAIN).get_by_text("Stopped after", exact=False).first
+    warning.wait_for(timeout=RUN_S)
+    wait_for_app_idle(page)
+    text = warning.inner_text()
+    done, total = [int(w) for w in text.split("after ")[1].split(" settings")[0].split(" of ")]
+    assert 1 <= done < total == 11, text
+    assert stop.count() == 0
+    wait_for_charts_drawn(page, MAIN)
+    assert page.locator(".st-key-sweep_tradeoff .clustlens-chart[data-drawn='1']").count() == 1
+    assert_no_exception(page)
+    assert not page.js_errors
