@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -40,9 +41,38 @@ def test_the_warm_up_never_imports_scikit_learn():
         "import importlib, sys\n"
         "from dashboard.ui import warmup\n"
         "for m in warmup.MODULES: importlib.import_module(m)\n"
+        "warmup._exercise()\n"
         "print(sorted(m for m in ('sklearn', 'scipy.stats') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_after_the_warm_up_no_page_imports_a_plotting_module():
+    """Every page's first visit, after the warm-up: no plotly class (each trace type and layout
+    part is a module plotly loads on first use), no PIL plugin, no narwhals layer is left to be
+    imported while a page is built — nor any module of ours that the warm-up lists."""
+    code = (
+        "import importlib, sys\n"
+        "from dashboard.ui import warmup\n"
+        "for m in warmup.MODULES: importlib.import_module(m)\n"
+        "warmup._exercise()\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "at = AppTest.from_file('dashboard/app.py', default_timeout=120)\n"
+        "at.run()\n"
+        "before = set(sys.modules)\n"
+        "for page in ('contingency', 'pairs', 'compare', 'affinity', 'points', 'sweep',\n"
+        "             'multiview', 'learn'):\n"
+        "    at.switch_page(f'views/{page}.py').run()\n"
+        "    assert not at.exception, (page, [e.value for e in at.exception])\n"
+        "new = sorted(set(sys.modules) - before)\n"
+        "print([m for m in new if m.startswith(('plotly.', 'PIL.', 'narwhals.', 'dashboard.',\n"
+        "                                       'metrics_core.', 'demo_data.'))])"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=root, env=env)  # fmt: skip
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
 
 

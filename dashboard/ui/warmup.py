@@ -53,13 +53,18 @@ MODULES: tuple[str, ...] = (
     # server. Last, so the first page never waits for them unless the browser is quicker.
     "PIL.Image",
     "PIL.PngImagePlugin",
+    "dashboard.figures.panels",
     "dashboard.figures.contingency",
+    "dashboard.analysis.compare",
     "dashboard.figures.pairs",
     "dashboard.figures.points",
     "dashboard.compute.points",
     "dashboard.compute.sweep",
     "dashboard.compute.sweep_job",
+    "metrics_core.sweep",
+    "demo_data.make_sweep_demo",
     "dashboard.figures.sweep",
+    "metrics_core.multiview._data",
     "metrics_core.multiview._ssf",
     "metrics_core.multiview._baselines",
     "metrics_core.multiview._protocol",
@@ -69,6 +74,7 @@ MODULES: tuple[str, ...] = (
     "demo_data.make_multiview_table",
     "dashboard.compute.learn",
     "dashboard.figures.learn",
+    "dashboard.outputs.report",
 )
 #: Longest a script run waits for the warm-up (a stuck import must not hold the page forever).
 WAIT_S = 60.0
@@ -103,14 +109,43 @@ def _runtime_started() -> bool:
 
 
 def _exercise() -> None:
-    """What the first chart and table import on first use, past the modules themselves (plotly
-    and pyarrow load parts of themselves lazily): a tiny figure to JSON, a tiny frame to Arrow."""
+    """What the first charts and tables import on first use, past the modules themselves:
+    plotly loads the class of each trace type and layout part the first time a figure uses
+    it (two dozen modules across the pages' figures: images, colour bars, subtitles, axis
+    titles, sankey nodes...; ~10 ms of a first visit of Multi-view) and checks arrays through
+    narwhals; PIL loads its image plugins on the first PNG written; pyarrow its pandas layer."""
+    import numpy as np
     import pandas as pd
     import plotly.graph_objects as go
     import plotly.io as pio
     import pyarrow as pa
+    from PIL import Image
 
-    pio.to_json(go.Figure(go.Bar(x=[0], y=[1])))
+    one = np.zeros(1)
+    font = {"size": 9}
+    bar = {"title": {"text": "c"}}
+    figure = go.Figure(
+        [
+            go.Image(source="data:,", x0=0, y0=0, dx=1, dy=1),
+            go.Heatmap(z=[one], texttemplate="%{z}", textfont=font, colorbar=bar),
+            go.Scatter(x=one, y=one, line={"width": 1}, marker={"color": one, "colorbar": bar}),
+            go.Bar(x=one, y=one, textfont=font),
+            go.Sankey(
+                node={"label": ["a", "b"], "line": {"width": 0}},
+                link={"source": [0], "target": [1], "value": [1]},
+            ),
+        ],
+        {
+            "title": {"text": "t", "subtitle": {"text": "s", "font": font}},
+            "annotations": [{"text": "a", "font": font}],
+            "legend": {"title": {"text": "l"}},
+            "coloraxis": {"colorbar": bar},
+            "xaxis": {"title": {"text": "x", "font": font}, "tickfont": font},
+            "yaxis": {"title": {"text": "y", "font": font}, "tickfont": font},
+        },
+    )
+    pio.to_json(figure)
+    Image.preinit()
     pa.Table.from_pandas(pd.DataFrame({"a": [1]}))
 
 
