@@ -189,6 +189,27 @@ def test_a_sweep_done_in_its_first_chunk_is_drawn_by_the_same_run(monkeypatch):
     assert "sw_run" in [b.key for b in at.button]
 
 
+def test_run_during_a_long_sweep_rebuilds_the_whole_page(monkeypatch):
+    """A long sweep's Stop button and progress bar stand above the results part; "Run sweep"
+    clicked meanwhile replaces the sweep with a run of the whole page, which takes them away
+    (a run of the results part alone would have left them there)."""
+    import streamlit as st
+
+    at = tiny_grid(sweep_page())
+    run_state(at)["status"] = "running"  # as a long sweep is between two chunks
+    real, reruns = st.rerun, []
+
+    def counted(scope="app"):
+        reruns.append(scope)
+        real(scope)
+
+    monkeypatch.setattr(st, "rerun", counted)
+    ok(at.button(key="sw_run").click().run())
+    assert reruns[:1] == ["app"]
+    assert run_state(at)["status"] == "done" and sorted(run_state(at)["rows"]) == [0, 1]
+    assert not at.get("progress") and "sw_stop" not in [b.key for b in at.button]
+
+
 def test_the_progress_bar_shows_only_once_a_run_takes_a_while(monkeypatch):
     """A run of cached settings (milliseconds) never puts a Stop button or a bar on the page —
     they would flash and cost a redraw; one that has taken 0.3 s shows them from then on."""

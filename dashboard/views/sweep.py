@@ -221,8 +221,13 @@ def _grid_widgets(data: cs.SweepData, s: state.AppState) -> None:
 def _start(spec: dict[str, Any]) -> None:
     """ "Run sweep": a new run of ``spec``, started by the results part of the page alone (see
     :func:`_shown`); the sidebar, the title and this form did not change and are not rebuilt.
-    A click while a sweep runs starts the new one in its place."""
-    state.get().sweep.run = {
+
+    A click while a long sweep runs starts the new one in its place, with a run of the whole
+    page: the old sweep's Stop button and progress bar stand above the results part, and a run
+    of that part alone would leave them there."""
+    s = state.get()
+    replacing = s.sweep.run is not None and s.sweep.run.get("status") == "running"
+    s.sweep.run = {
         **spec,
         "rows": {},
         "status": "running",
@@ -230,6 +235,8 @@ def _start(spec: dict[str, Any]) -> None:
         "seconds": 0.0,
         "errors": [],
     }
+    if replacing:
+        st.rerun()
     st.rerun(RESULTS)
 
 
