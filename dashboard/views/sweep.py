@@ -219,8 +219,9 @@ def _grid_widgets(data: cs.SweepData, s: state.AppState) -> None:
 
 
 def _start(spec: dict[str, Any]) -> None:
-    """ "Run sweep": a new run of ``spec``, started by the results part of the page alone (see
-    :func:`_shown`); the sidebar, the title and this form did not change and are not rebuilt.
+    """Start a run of ``spec`` (the "Run sweep" button), computed by the results part of the
+    page alone (:func:`_shown`): the sidebar, the title and this form did not change and are not
+    rebuilt.
 
     A click while a long sweep runs starts the new one in its place, with a run of the whole
     page: the old sweep's Stop button and progress bar stand above the results part, and a run
