@@ -42,14 +42,18 @@ def ok(at: AppTest) -> AppTest:
     return at
 
 
-def page(controls_open: bool = True) -> AppTest:
+def page(controls_open: bool = True, views_open: bool = True) -> AppTest:
     """The Multi-view page on the demo; ``controls_open``: with its "Data and parameters" box
-    opened (its form is built only then)."""
+    opened (its form is built only then); ``views_open``: with the per-view panels' box opened
+    (the same)."""
     at = AppTest.from_file(str(APP), default_timeout=180)
     at.run()
     ok(at.switch_page(PAGE).run())
     if controls_open:
         at.session_state["mv_controls_open"] = True
+    if views_open:
+        at.session_state["mv_views_open"] = True
+    if controls_open or views_open:
         ok(at.run())
     return at
 
@@ -85,6 +89,22 @@ def test_the_controls_box_is_closed_built_only_when_open_and_keeps_its_values():
     at.session_state["mv_controls_open"] = False
     ok(at.run())
     assert {"mv_up_views", "mv_up_y"} <= {u.key for u in at.get("file_uploader")}
+
+
+def test_the_per_view_panels_are_built_when_their_box_is_opened():
+    """A first visit draws the fused S, the weights and the objective; the six per-view panels
+    (the costliest figure of the page) are built when their box is opened, on the same colour
+    switch."""
+    at = page(controls_open=False, views_open=False)
+    boxes = [e.label for e in at.expander]
+    assert any(label.startswith("Per-view self-representations") for label in boxes), boxes
+    assert set(charts(at)) == {"mv_overview"}
+    at.session_state["mv_views_open"] = True
+    ok(at.run())
+    assert FIGURES <= set(charts(at))
+    ok(at.radio(key="mv_colour").set_value("log").run())
+    views = charts(at)["mv_views"]
+    assert views["layout"]["coloraxis"]["colorbar"]["title"]["text"].startswith("log10")
 
 
 def test_hw_subset_out_of_the_box():

@@ -44,6 +44,8 @@ KNN_CHOICES = {
 VIEW_TYPES = ["csv", "txt", "tsv", "npy", "npz", "mat"]
 #: Session key of the "Data and parameters" box's open state.
 K_CONTROLS_OPEN = "mv_controls_open"
+#: Session key of the per-view panels' box's open state.
+K_VIEWS_OPEN = "mv_views_open"
 #: The box's widgets keep their values while it is closed (and not built).
 KEEP: dict[str, Any] = {"persist_state": "session"}
 
@@ -226,16 +228,6 @@ def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
     log_scale = scale == "log"
     names = list(res["view_names"])
     ui.chart(
-        affinity_panels(
-            res["panels"],
-            [f"view {nm}" if data.key.startswith("hw") else nm for nm in names],
-            log=log_scale,
-            colour_title="|Z_v|+|Z_v|ᵀ",
-            title="Per-view self-representations Z_v, one colour scale",
-        ),
-        key="mv_views",
-    )
-    ui.chart(
         ssf_overview(
             res["fused"],
             names,
@@ -247,6 +239,27 @@ def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
         ),
         key="mv_overview",
     )
+    # Built only when opened (a rerun): the six panels were the costliest part of the page's
+    # first visit (0.13-0.19 s of the browser's first drawing, 0.27 MB); the fused S and the
+    # weights above answer what SSF found, the panels why.
+    box = st.expander(
+        "Per-view self-representations Z_v: why each view gets its weight (one panel a view, "
+        "one colour scale)",
+        key=K_VIEWS_OPEN,
+        on_change="rerun",
+    )
+    if box.open:
+        with box:
+            ui.chart(
+                affinity_panels(
+                    res["panels"],
+                    [f"view {nm}" if data.key.startswith("hw") else nm for nm in names],
+                    log=log_scale,
+                    colour_title="|Z_v|+|Z_v|ᵀ",
+                    title="Per-view self-representations Z_v, one colour scale",
+                ),
+                key="mv_views",
+            )
 
 
 def _open_ssf(data: cm.MVData, res: dict[str, Any]) -> None:

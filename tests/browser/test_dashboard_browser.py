@@ -50,7 +50,7 @@ MUST_DRAW = {
     "Affinity": ["affinity_plot"],
     "Points": ["points_plot_affinity_prediction"],
     "Sweep": ["sweep_tradeoff"],  # the SRE–CONN trade-off plot of the demo sweep
-    "Multi-view": ["mv_views"],
+    "Multi-view": ["mv_overview"],
 }
 #: Views whose key is not known here but which must draw at least this many charts.
 MIN_CHARTS = {"Contingency": 1, "Pair confusion": 1, "Affinity": 1, "Sweep": 1, "Multi-view": 1}

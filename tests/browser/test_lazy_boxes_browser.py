@@ -72,3 +72,21 @@ def test_thresholds_set_in_their_box_stay_when_it_closes(page, streamlit_server)
         wait_for_app_idle(page)
     assert box.get_by_role("spinbutton", name="piece / part share").input_value() == "0.60"
     assert_no_exception(page)
+
+
+def test_multiview_per_view_panels_come_when_their_box_opens(page, streamlit_server) -> None:
+    """Multi-view's first drawing is SSF's overview; the six per-view panels are built and drawn
+    when their box is opened (six images on one colour scale)."""
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Multi-view")
+    assert page.locator(".st-key-mv_overview .clustlens-chart[data-drawn='1']").count() == 1
+    assert page.locator(".st-key-mv_views").count() == 0
+    box = _box(page, "Per-view self-representations")
+    with expect_rerun(page):
+        box.locator("summary").click()
+    wait_for_app_idle(page)
+    chart = page.locator(".st-key-mv_views .clustlens-chart[data-drawn='1']")
+    chart.wait_for(timeout=30_000)
+    assert chart.locator("g.imagelayer image").count() == 6
+    assert_no_exception(page)
+    assert not page.js_errors
