@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 #: The first index of a delta's path: the root container it writes to (Streamlit's
 #: ``RootContainer``: 0 the main area, 1 the sidebar).
 SIDEBAR = 1
-RUN_S = 60_000
+RUN_MS = 60_000
 
 
 def _record_deltas(page) -> list[list[int]]:
@@ -44,7 +44,7 @@ def _open_setup(page) -> None:
     box = page.locator(f"{MAIN} [data-testid='stExpander']").filter(has_text="Data and model")
     if not box.locator("details[open]").count():
         box.locator("summary").first.click()
-    page.locator(".st-key-sw_run button").wait_for(timeout=RUN_S)
+    page.locator(".st-key-sw_run button").wait_for(timeout=RUN_MS)
     wait_for_app_idle(page)
 
 
@@ -61,7 +61,7 @@ def test_run_sweep_rebuilds_the_results_alone(page, streamlit_server) -> None:
     _open_setup(page)
     before = len(paths)
     page.locator(".st-key-sw_run button").click()
-    _finished(page).wait_for(timeout=RUN_S)
+    _finished(page).wait_for(timeout=RUN_MS)
     wait_for_app_idle(page)
     wait_for_charts_drawn(page, MAIN)
     sent = paths[before:]
@@ -81,12 +81,12 @@ def test_opening_a_setting_shows_it_in_the_sidebar(page, streamlit_server) -> No
     open_first_view(page, streamlit_server.url)
     open_view(page, "Sweep")
     page.locator(".st-key-sw_open button").click()
-    page.locator(MAIN).get_by_text("is now the prediction in every view").wait_for(timeout=RUN_S)
+    page.locator(MAIN).get_by_text("is now the prediction in every view").wait_for(timeout=RUN_MS)
     wait_for_app_idle(page)
     shown = page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox")
     shown = shown.filter(has_text="Prediction shown").locator("input").first
     page.wait_for_function(
-        "(el) => el.value.startsWith('sweep: lsr')", arg=shown.element_handle(), timeout=RUN_S
+        "(el) => el.value.startsWith('sweep: lsr')", arg=shown.element_handle(), timeout=RUN_MS
     )
     assert_no_exception(page)
     assert not page.js_errors
@@ -105,16 +105,16 @@ def test_a_long_sweep_shows_stop_and_stops(page, streamlit_server) -> None:
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
         ".some((e) => e.textContent.includes('500 points each'))",
-        timeout=RUN_S,
+        timeout=RUN_MS,
     )
     wait_for_app_idle(page)
     page.locator(".st-key-sw_run button").click()
     stop = page.locator(".st-key-sw_stop button")
-    stop.wait_for(timeout=RUN_S)
+    stop.wait_for(timeout=RUN_MS)
     assert page.get_by_test_id("stProgress").count() == 1
     stop.click()
     warning = page.locator(MAIN).get_by_text("Stopped after", exact=False).first
-    warning.wait_for(timeout=RUN_S)
+    warning.wait_for(timeout=RUN_MS)
     wait_for_app_idle(page)
     text = warning.inner_text()
     done, total = [int(w) for w in text.split("after ")[1].split(" settings")[0].split(" of ")]
