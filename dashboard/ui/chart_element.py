@@ -240,10 +240,9 @@ export default function (component) {
   const later = (component && component.data && component.data.later) || [];
   if (!later.length || window.__clustlensLater) return;
   window.__clustlensLater = true;
-  const load = () => later.forEach((m) => {
+  later.forEach((m) => {
     import(new URL(m, document.baseURI).href).catch(() => {});  // Streamlit retries on use
   });
-  load();
 }
 """
 )
