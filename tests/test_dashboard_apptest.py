@@ -301,8 +301,33 @@ def test_user_file_names_are_shown_literally():
 
 
 # ------------------------------------------------------------------ switches
-def test_convention_switches_change_the_numbers():
+def open_conventions(at):
+    """Summary's conventions box: its three switches are built only while it is open."""
+    at.session_state["summary_conventions_open"] = True
+    return at.run()
+
+
+def test_conventions_box_names_them_and_builds_its_switches_when_opened():
     at = start()
+    (box,) = [e for e in at.expander if e.label.startswith("Conventions")]
+    label = box.label.replace("\\", "")
+    assert "NMI / AMI normaliser arithmetic" in label and "documented defaults" in label
+    assert "noise label (-1) kept as one cluster" in label
+    summary_keys = {"conv_average_method", "conv_noise_policy", "conv_preset"}
+    assert not summary_keys & {w.key for w in at.selectbox}  # closed: not built
+    open_conventions(at)
+    assert summary_keys <= {w.key for w in at.selectbox}
+    at.selectbox(key="conv_average_method").set_value("geometric").run()
+    at.session_state["summary_conventions_open"] = False
+    at.run()
+    # closed again: the choice is kept, used and named
+    assert "NMI (geometric)" in cards(at)
+    (box,) = [e for e in at.expander if e.label.startswith("Conventions")]
+    assert "normaliser geometric" in box.label.replace("\\", "")
+
+
+def test_convention_switches_change_the_numbers():
+    at = open_conventions(start())
     base = cards(at)
     at.selectbox(key="conv_average_method").set_value("max").run()
     now = cards(at)
@@ -311,6 +336,8 @@ def test_convention_switches_change_the_numbers():
     # the convention persists on other pages and back
     at.switch_page("views/pairs.py").run()
     at.switch_page("views/summary.py").run()
+    assert "NMI (max)" in cards(at)  # the box is closed again: the choice is kept
+    open_conventions(at)
     assert at.selectbox(key="conv_average_method").value == "max"
     # C read by columns instead of rows: SRE changes (the demo C is not symmetric)
     at.radio(key="coef_orientation").set_value("columns").run()
@@ -328,6 +355,7 @@ def test_noise_policy_switch_changes_the_numbers():
     at = start()
     upload(at, "up_preds", "dbscan.txt", txt(pred))
     keep = cards(at)["ACC"]
+    open_conventions(at)
     at.selectbox(key="conv_noise_policy").set_value("exclude").run()
     assert cards(at)["ACC"] != keep
 

@@ -91,6 +91,8 @@ def _page(preset: str | None) -> tuple[dict, str]:
     from dashboard.session.state import K_PRESET, NO_PRESET
 
     at = AppTest.from_file(str(APP), default_timeout=90).run()
+    at.session_state["summary_conventions_open"] = True  # its switches are built when open
+    at.run()
     at.selectbox(key=K_PRESET).set_value(preset or NO_PRESET).run()
     assert not at.exception, at.exception
     shown = {}

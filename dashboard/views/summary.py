@@ -26,8 +26,36 @@ NOISE_POLICIES = {
 }
 
 
-def _controls(s: state.AppState) -> None:
-    c1, c2, c3 = st.columns(3)
+#: Session key of the conventions box's open state (its three choices are built only then).
+K_CONVENTIONS_OPEN = "summary_conventions_open"
+#: The noise policies as the box's label names them.
+NOISE_SHORT = {"keep": "kept as one cluster", "exclude": "excluded", "singletons": "singletons"}
+
+
+def conventions_label(conv: Conventions) -> str:
+    """The box's label: every convention in force, named, whether the box is open or not."""
+    preset = f"preset {conv.preset}" if conv.preset else "documented defaults"
+    noise = NOISE_SHORT.get(conv.noise_policy, conv.noise_policy)
+    return ui.md_escape(
+        f"Conventions: NMI / AMI normaliser {conv.average_method} · noise label (-1) {noise} · "
+        f"SRE / CONN {preset}"
+    )
+
+
+def _controls(s: state.AppState, conv: Conventions) -> None:
+    """The three convention switches, in a box built when opened (a rerun) whose label names
+    the conventions in force: three drop-down menus mounted on every visit of the landing page
+    were its costliest elements in the browser (~30 ms of a ~0.2 s visit). Their values are
+    session values, kept while the box is closed."""
+    box = st.expander(
+        conventions_label(conv),
+        key=K_CONVENTIONS_OPEN,
+        on_change="rerun",
+        icon=":material/tune:",
+    )
+    if not box.open:
+        return
+    c1, c2, c3 = box.columns(3)
     c1.selectbox(
         "NMI / AMI normaliser",
         AVERAGE_METHODS,
@@ -189,7 +217,7 @@ def render() -> None:
     ui.page_header("Summary", s, pred, conv)
     if not ui.require(s, pred):
         return
-    _controls(s)
+    _controls(s, conv)
     if conv.preset:
         desc = state.presets().get(conv.preset, {}).get("description", "")
         ui.note(f"preset {conv.preset}: {desc}")
