@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from html_links import finding_kinds, finding_lines, page_links
 from streamlit.testing.v1 import AppTest
 
 from dashboard.analysis.focus import Focus, affinity_reading, involves, where_it_goes
@@ -146,9 +147,9 @@ def test_affinity_opens_on_merged_classes_with_their_numbers_and_findings(app: A
     text = infos(at)
     assert "Opened on classes 4 and 5" in text
     assert "class 4: CONN λ₂" in text and "class 5: CONN λ₂" in text and "onto class" in text
-    md = " ".join(m.value for m in at.markdown)
-    assert "**merge** · 76 points · *already in C*" in md  # the finding about them, here too
-    assert "**split**" not in md  # class 1's split is not about 4 or 5
+    lines = " ".join(finding_lines(at))
+    assert "merge · 76 points · already in C" in lines  # the finding about them, here too
+    assert "split" not in finding_kinds(at)  # class 1's split is not about 4 or 5
     figs = charts(at)
     assert len(focus_boxes(figs["affinity_plot"])) == 4  # two blocks: row and column bands
     assert len(focus_boxes(figs["leakage_matrix"])) == 4
@@ -170,7 +171,7 @@ def test_no_focus_no_box(app: AppTest) -> None:
 
 def test_summary_findings_link_each_page_on_the_finding(app: AppTest) -> None:
     at = open_on(app, "views/summary.py")
-    links = [(el.proto.page, el.proto.query_string.split("&sid=")[0]) for el in at.get("page_link")]
+    links = [(link.page, link.query_string.split("&sid=")[0]) for link in page_links(at)]
     # the merge of classes 4 and 5 into cluster 4: its column, its two classes, its points
     assert ("contingency", "cluster=4") in links
     assert ("affinity", "class=4&class=5") in links
@@ -183,7 +184,7 @@ def test_summary_findings_link_each_page_on_the_finding(app: AppTest) -> None:
 
 def test_on_its_own_page_a_finding_outlines_itself(app: AppTest) -> None:
     at = open_on(app, "views/contingency.py")
-    labels = [el.proto.label for el in at.get("page_link")]
+    labels = [link.label for link in page_links(at)]
     assert "outline it here" in labels and "→ Contingency" not in labels
 
 
@@ -191,16 +192,13 @@ def test_the_costliest_findings_show_and_the_rest_open_in_a_box() -> None:
     """Summary shows the three costliest findings with their links; the demo's other four
     (misassignments) are in a box built when opened, links and all."""
     at = ok(AppTest.from_file(str(APP), default_timeout=90).run())
-    shown = [m.value for m in at.markdown if m.value.startswith("**")]
-    kinds = [v.split("**")[1] for v in shown if "·" in v]
+    kinds = finding_kinds(at)
     assert kinds[:2] == ["merge", "split"] and len(kinds) == 3
-    n_links = len(at.get("page_link"))
+    n_links = len(page_links(at))
     box = next(e for e in at.expander if "more finding" in e.label)
     assert box.label.startswith("4 more findings (")
     at.session_state["diag_more_open_summary"] = True
     ok(at.run())
-    kinds = [
-        m.value.split("**")[1] for m in at.markdown if m.value.startswith("**") and "·" in m.value
-    ]
+    kinds = finding_kinds(at)
     assert len(kinds) == 7 and kinds.count("misassignment") >= 4
-    assert len(at.get("page_link")) > n_links
+    assert len(page_links(at)) > n_links

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from html_links import page_links
 from streamlit.testing.v1 import AppTest
 
 from dashboard.analysis import points as P
@@ -216,7 +217,7 @@ def test_a_summary_finding_opens_the_page_on_its_class() -> None:
 
 def test_summary_findings_link_to_the_points_page() -> None:
     at = start()
-    links = [el.proto.query_string for el in at.get("page_link") if "points" in el.proto.page]
+    links = [link.query_string for link in page_links(at) if link.page == "points"]
     # the costliest finding is the demo's merge: its cluster's points; the split: its class's
     assert links and links[0].startswith("cluster=4&sid=") and links[1].startswith("class=1&sid=")
 

@@ -8,12 +8,14 @@ differently.
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import streamlit as st
 
 from dashboard.analysis.focus import Focus
 from dashboard.session.state import K_LEAK_SHARE, K_MIN_SHARE, K_WEAK_CONN
+from dashboard.ui import links_element
 from dashboard.ui import widgets as ui
 from dashboard.ui.sessions import SID
 from metrics_core.diagnosis import CAUSE_WORDS, verdict
@@ -22,6 +24,8 @@ from metrics_core.diagnosis import CAUSE_WORDS, verdict
 K_THRESHOLDS_OPEN = "diag_thresholds_open"
 #: Session key prefix of each page's "more findings" box (its open state).
 K_MORE_OPEN = "diag_more_open_"
+#: Session key prefix of each page's findings element (its click reports the link followed).
+K_FINDINGS = "diag_findings_"
 #: Findings shown at once; the rest are in a box built when opened.
 FIRST_FINDINGS = 3
 
@@ -37,15 +41,6 @@ def focus_from_query() -> Focus:
     ``?cluster=``, each possibly repeated)."""
     q = st.query_params
     return Focus.of(q.get_all("class"), q.get_all("cluster"))
-
-
-def _link(where, page: str, label: str, focus: Focus, help: str) -> None:
-    """A link to ``page`` opened on ``focus``; the session id stays in the address, so a reload
-    there keeps the session."""
-    query = focus.query()
-    if st.query_params.get(SID):
-        query[SID] = st.query_params[SID]
-    where.page_link(PAGE_OF[page], label=label, query_params=query, help=help)
 
 
 def show_focus(focus: Focus, lines: list[str], *, outlined: str) -> None:
@@ -106,24 +101,24 @@ def show_findings(
     ringed). A link to ``here`` outlines the finding on the page already open.
 
     The ``first`` costliest are shown; the others (up to ``limit``) sit in a box built when
-    opened (five elements a finding: the demo's seven findings were half of Summary's).
+    opened. The lines and their links are one element (``links_element``): as a markdown line
+    and three page links each, the three shown were fifteen elements, a third of Summary's.
     """
     shown = found[:limit]
-    for f in shown[:first]:
-        _finding(f, here)
+    page = here or "summary"
+    _findings(shown[:first], here, key=f"{K_FINDINGS}{page}")
     rest = shown[first:]
     if rest:
         points = sum(int(f["points"]) for f in rest)
         box = st.expander(
             f"{len(rest)} more finding{'s' if len(rest) != 1 else ''} "
             f"({points:,} point{'s' if points != 1 else ''} in all)",
-            key=f"{K_MORE_OPEN}{here or 'summary'}",
+            key=f"{K_MORE_OPEN}{page}",
             on_change="rerun",
         )
         if box.open:
             with box:
-                for f in rest:
-                    _finding(f, here)
+                _findings(rest, here, key=f"{K_FINDINGS}more_{page}")
     if len(found) > limit:
         ui.note(
             f"{len(found) - limit} smaller findings in the report and in `clustlens evaluate "
@@ -131,19 +126,50 @@ def show_findings(
         )
 
 
-def _finding(f: dict[str, Any], here: str) -> None:
-    """One finding: its line and its links."""
+def _findings(found: list[dict[str, Any]], here: str, key: str) -> None:
+    """The findings' lines and links, one element; a click on a link opens its page."""
+    if not found:
+        return
+    clicked = links_element.show(
+        "".join(finding_html(f, here, _session_query()) for f in found),
+        key=key,
+        pages=PAGE_OF,
+        params=("class", "cluster", SID),
+    )
+    if clicked is not None:
+        page, query = clicked
+        st.switch_page(PAGE_OF[page], query_params=query)
+
+
+def _session_query() -> dict[str, list[str]]:
+    """The session id, which travels with every link (a reload there keeps the session)."""
+    sid = st.query_params.get(SID)
+    return {SID: [sid]} if sid else {}
+
+
+def finding_html(f: dict[str, Any], here: str, extra: dict[str, list[str]]) -> str:
+    """One finding: its line (kind, points, cause, words; escaped) and its links, whose
+    addresses carry ``extra`` (the session id) after the focus."""
     pts = f"{f['points']:,} point{'s' if f['points'] != 1 else ''}"
     cause = CAUSE_WORDS.get(f["cause"], "")
-    st.markdown(f"**{f['kind']}** · {pts} · *{cause}* — {ui.md_escape(f['text'])}")
+    line = (
+        f"<p><strong>{html.escape(str(f['kind']))}</strong> · {pts} · "
+        f"<em>{html.escape(cause)}</em> — {html.escape(str(f['text']))}</p>"
+    )
     own = Focus.of(clusters=f["clusters"][:1]) if f["kind"] == "merge" else Focus.of(f["classes"])
     classes = Focus.of(f["classes"])
     targets = [("contingency", own, "its row or column outlined")]
     if f["cause"] != "unknown" and classes:
         targets.append(("affinity", classes, "its classes outlined, with CONN, SRE, leaks"))
     targets.append(("points", own, "its points ringed and listed"))
-    row = st.container(horizontal=True, gap="medium")
-    for page, focus, what in targets:
-        if focus:
-            label = "outline it here" if page == here else f"→ {page.capitalize()}"
-            _link(row, page, label, focus, f"the {page.capitalize()} page, {what}")
+    anchors = [
+        links_element.anchor(
+            page,
+            "outline it here" if page == here else f"→ {page.capitalize()}",
+            {**focus.query(), **extra},
+            f"the {page.capitalize()} page, {what}",
+        )
+        for page, focus, what in targets
+        if focus
+    ]
+    return f'<div class="cl-finding">{line}{links_element.links_row(anchors)}</div>'
