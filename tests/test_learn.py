@@ -270,6 +270,26 @@ def test_each_scenario_button_shows_its_known_values(app):
         assert any(sc.explanation[0] in i.value for i in app.info), sc.key
 
 
+def test_resizing_and_typing_are_built_when_their_box_is_opened(app):
+    """The box under the table editor holds the four resize buttons and the text box; closed
+    (a visit's default), none of them is built; opened, each works and the box stays open."""
+    resize = {"learn_add_row", "learn_add_col", "learn_del_row", "learn_del_col"}
+    assert not resize & {b.key for b in app.button}
+    app.session_state["learn_type_open"] = True
+    app.run()
+    assert resize <= {b.key for b in app.button}
+    shape = np.asarray(app.session_state["clustlens"].learn.table).shape
+    app.button(key="learn_add_row").click().run()
+    app.button(key="learn_add_col").click().run()
+    assert np.asarray(app.session_state["clustlens"].learn.table).shape == (
+        shape[0] + 1,
+        shape[1] + 1,
+    )
+    app.button(key="learn_del_row").click().run()
+    assert np.asarray(app.session_state["clustlens"].learn.table).shape[0] == shape[0]
+    assert "learn_table_text" in {t.key for t in app.text_area}  # still open
+
+
 def test_typing_a_table_recomputes_every_metric(app):
     assert "learn_table_text" not in {t.key for t in app.text_area}  # built when opened
     app.session_state["learn_type_open"] = True
@@ -330,6 +350,8 @@ def test_the_scenario_pills_show_the_table_s_scenario_and_reload_it(app):
     pills.set_value("merged").run()
     merged = ls.SCENARIOS["merged"].array()
     assert app.session_state["learn_scenario"] == "merged"
+    app.session_state["learn_type_open"] = True  # the resize buttons are built when it is open
+    app.run()
     app.button(key="learn_add_col").click().run()
     assert app.session_state["learn_scenario"] is None  # an edited table is no scenario
     assert np.asarray(app.session_state["clustlens"].learn.table).shape[1] == merged.shape[1] + 1

@@ -271,7 +271,7 @@ def preload() -> None:
 
 #: Streamlit's element scripts that the first page (Summary) does not use and later pages do,
 #: by the name Streamlit's build gives their files (``DataFrame.<hash>.js``): the data grid
-#: (Pair confusion's table, Learn's table editor, Points; 22 files, ~0.2 s of the first page
+#: (Pair confusion's table, Points, Learn's other tabs; 22 files, ~0.2 s of the first page
 #: showing one), the multiselect (Sweep's form), the formula typesetter and the pills (Learn).
 LATER_ELEMENTS = ("DataFrame", "Multiselect", "rehype-katex", "ButtonGroup")
 

@@ -42,6 +42,7 @@ MODULES: tuple[str, ...] = (
     "dashboard.ui.sessions",
     "dashboard.ui.widgets",
     "dashboard.ui.diagnosis",
+    "dashboard.ui.links_element",
     "dashboard.ui.downloads",
     "dashboard.ui.presentation",
     "dashboard.analysis.focus",
@@ -74,6 +75,7 @@ MODULES: tuple[str, ...] = (
     "demo_data.make_multiview_table",
     "dashboard.compute.learn",
     "dashboard.figures.learn",
+    "dashboard.ui.table_editor",
     "dashboard.outputs.report",
 )
 #: Longest a script run waits for the warm-up (a stuck import must not hold the page forever).

@@ -33,14 +33,14 @@ from dashboard.figures.pairs import pair_confusion_matrix  # noqa: E402
 from dashboard.outputs import export, report  # noqa: E402
 from dashboard.session import state  # noqa: E402
 from dashboard.session.pages import LearnState  # noqa: E402
-from dashboard.ui import presentation  # noqa: E402
+from dashboard.ui import presentation, table_editor  # noqa: E402
 from dashboard.ui import widgets as ui  # noqa: E402
 from metrics_core.evaluation import column_label, metrics_latex  # noqa: E402
 from metrics_core.validation._errors import ClustlensInputError  # noqa: E402
 
 K_AVERAGE = "learn_average_method"  # the normaliser widget's key
 K_TAB = "learn_tab"  # the open tab (only its content runs)
-K_TYPE_OPEN = "learn_type_open"  # the "Type or paste a table" box is open
+K_TYPE_OPEN = "learn_type_open"  # the "Add or remove ... or type / paste a table" box is open
 K_EXPORT_OPEN = "learn_export_open"  # the "Export" box is open
 K_SCENARIO = "learn_scenario"  # the scenario pill picked (None once the table is edited)
 K_STEP = "learn_step"  # the explanation whose derivation is shown (its key)
@@ -78,6 +78,14 @@ def _page() -> LearnState:
 
 def _init() -> None:
     _page()
+
+
+def _table_edited(table: np.ndarray) -> None:
+    """The editor's callback: the edited table is the table taught (no scenario's any more);
+    the editor stays (same version), showing it."""
+    page = _page()
+    if not np.array_equal(table, page.table):
+        page.table, page.scenario = np.asarray(table, dtype=np.int64), None
 
 
 def _set_table(table: np.ndarray, scenario: str | None) -> None:
@@ -122,23 +130,26 @@ def _scenario_buttons() -> None:
 
 def _table_editor() -> np.ndarray:
     page = _page()
-    base = np.asarray(page.table, dtype=np.int64)
-    rows, cols = compute_learn.names(*base.shape)
-    df = pd.DataFrame(base, index=rows, columns=cols)
-    edited = st.data_editor(
-        df,
-        key=f"learn_editor_{page.table_version}",
-        width="stretch",
-        column_config={
-            c: st.column_config.NumberColumn(
-                c, min_value=0, max_value=ls.MAX_COUNT, step=1, format="%d"
-            )
-            for c in cols
-        },
+    table = np.asarray(page.table, dtype=np.int64)  # as edited: the editor's callback ran
+    rows, cols = compute_learn.names(*table.shape)
+    # our light editor (a grid of number fields): Streamlit's data editor cost the browser
+    # ~0.1 s on every visit for these few counts (table_editor's docstring)
+    table_editor.edit(
+        table, rows, cols, f"learn_editor_{page.table_version}", ls.MAX_COUNT, _table_edited
     )
-    table = ls.clean_table(edited.to_numpy())
+    # Resizing and typing a table are occasional: their four buttons and text box sit in a box
+    # built when opened (a rerun). Mounted on every visit, they were a sixth of the page's
+    # elements in the browser.
+    box = st.expander(
+        "Add or remove classes and clusters, or type / paste a table",
+        key=K_TYPE_OPEN,
+        on_change="rerun",
+        icon=":material/edit:",
+    )
+    if not box.open:
+        return table
     # side by side, each sized to its label (one row element, not four columns)
-    row = st.container(horizontal=True, gap="small")
+    row = box.container(horizontal=True, gap="small")
     k, c = table.shape
     if row.button("Add a class", key="learn_add_row", disabled=k >= ls.MAX_ROWS):
         _set_table(np.vstack([table, np.zeros((1, c), dtype=np.int64)]), None)
@@ -152,10 +163,6 @@ def _table_editor() -> np.ndarray:
     if row.button("Remove last cluster", key="learn_del_col", disabled=c <= 1):
         _set_table(table[:, :-1], None)
         st.rerun()
-    # built when opened (a rerun): the text box's script is fetched only by who types a table
-    box = st.expander("Type or paste a table instead", key=K_TYPE_OPEN, on_change="rerun")
-    if not box.open:
-        return table
     with box:
         text = st.text_area(
             "One class per line, counts separated by spaces or commas; [[3, 44, 3], [2, 4, 44]] "
