@@ -111,6 +111,8 @@ def test_a_long_sweep_shows_stop_and_stops(page, streamlit_server) -> None:
     page.locator(".st-key-sw_run button").click()
     stop = page.locator(".st-key-sw_stop button")
     stop.wait_for(timeout=RUN_MS)
+    # the bar is sent right after Stop, in the same run: it may be drawn a moment later
+    page.get_by_test_id("stProgress").wait_for(timeout=RUN_MS)
     assert page.get_by_test_id("stProgress").count() == 1
     stop.click()
     warning = page.locator(MAIN).get_by_text("Stopped after", exact=False).first
