@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import assert_no_exception, expect_rerun, save_full_page, wait_for_charts_drawn
-from .test_dashboard_browser import MAIN, open_first_view
+from .test_dashboard_browser import MAIN, open_first_view, open_view
 
 pytestmark = pytest.mark.browser
 
@@ -50,3 +50,19 @@ def test_finding_links_open_pages_on_the_finding(page, streamlit_server) -> None
     for key, n in [("affinity_plot", 4), ("leakage_matrix", 4)]:
         assert page.evaluate(FOCUS_SHAPES, key) == n, key
     save_full_page(page, "focus_affinity_classes_4_5")
+
+
+def test_outline_it_here_reruns_the_page_on_the_finding(page, streamlit_server) -> None:
+    """On Contingency, a finding's "outline it here" reopens the page itself on the finding
+    (the address carries it); a middle click would open the same address in a new tab."""
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Contingency")
+    here = page.locator(MAIN).get_by_role("link", name="outline it here")
+    assert here.count() >= 2
+    href = here.nth(1).get_attribute("href")  # the split of class 1
+    assert href.split("&sid=")[0] == "contingency?class=1"
+    _follow(page, "outline it here", 1)
+    page.wait_for_function("() => location.search.includes('class=1')")
+    box = page.get_by_test_id("stAlertContentInfo").filter(has_text="Opened on class 1")
+    box.wait_for()
+    assert page.evaluate(FOCUS_SHAPES, "contingency_heatmap") == 1
