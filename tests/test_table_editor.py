@@ -9,22 +9,25 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from dashboard.analysis import scenarios as ls
 from dashboard.ui import table_editor
 
 LEARN = Path(__file__).resolve().parents[1] / "dashboard" / "views" / "learn.py"
 
 
 def test_counts_sent_are_cleaned():
-    sent = [["3", "", None, "abc"], ["-2", "2.6", "1e9", True], ["nan", "inf", 7, 0.4]]
-    out = table_editor.read(sent, (3, 4), max_count=1000)
+    """What a browser may send for a 3 x 4 table, checked, then cleaned as Learn cleans it."""
+    sent = [["3", "", None, "abc"], ["-2", "2.6", "1e9", 5], ["nan", "inf", 7, 0.4]]
+    rows = table_editor.rows_sent(sent, (3, 4))
+    out = ls.clean_table(rows)
     assert out.dtype == np.int64
-    assert out.tolist() == [[3, 0, 0, 0], [0, 3, 1000, 0], [0, 0, 7, 0]]
+    assert out.tolist() == [[3, 0, 0, 0], [0, 3, ls.MAX_COUNT, 5], [0, 0, 7, 0]]
 
 
 def test_a_malformed_table_is_ignored():
     for sent in [None, "3 4", [[1, 2]], [[1, 2], [3]], [[1, 2], [3, 4], [5, 6]], [(1, 2), (3, 4)],
-                 {"0": [1, 2]}]:  # fmt: skip
-        assert table_editor.read(sent, (2, 2), max_count=10) is None, sent
+                 {"0": [1, 2]}, [[[1], [2]], [[3], [4]]], [[{"a": 1}, 2], [3, 4]]]:  # fmt: skip
+        assert table_editor.rows_sent(sent, (2, 2)) is None, sent
 
 
 def test_learn_shows_the_table_in_the_light_editor():

@@ -6,9 +6,9 @@ every visit of the page to show six numbers — half of Learn's visit. This elem
 table of ``<input type="number">`` (a Streamlit custom component, v2: no iframe): Tab and
 Shift+Tab move between cells, the arrow keys step a count, a change is sent to the script when
 the cell is left or Enter is pressed (one rerun per edit, as the data editor's). What it sends
-is checked and cleaned in the script (:func:`read`): a table of the shape shown, blanks,
-negatives and non-numbers 0, decimals rounded, counts capped — in the edit's callback, before
-the run it starts, so that run shows the edited table everywhere.
+is checked (:func:`rows_sent`: a table of the shape shown, of text or numbers) and handed to
+the page in the edit's callback, before the run it starts; the page cleans it (Learn:
+``scenarios.clean_table``) and keeps it, so that run shows the edited table everywhere.
 """
 
 from __future__ import annotations
@@ -92,21 +92,16 @@ def _component() -> Any:
     return st.components.v2.component(COMPONENT, html=_HTML, css=_CSS, js=_JS, isolate_styles=False)
 
 
-def read(sent: Any, shape: tuple[int, int], max_count: int) -> np.ndarray | None:
-    """The counts a browser sent, cleaned; None unless they are rows of ``shape``."""
+def rows_sent(sent: Any, shape: tuple[int, int]) -> list[list[Any]] | None:
+    """The rows a browser sent if they are a table of ``shape`` whose cells are text, numbers
+    or empty; else None (the caller cleans the values)."""
     if not isinstance(sent, list) or len(sent) != shape[0]:
         return None
     if not all(isinstance(row, list) and len(row) == shape[1] for row in sent):
         return None
-    out = np.zeros(shape, dtype=np.int64)
-    for (i, j), _ in np.ndenumerate(out):
-        v = sent[i][j]
-        try:
-            f = float(v) if v is not None and v != "" and not isinstance(v, bool) else 0.0
-        except (TypeError, ValueError):
-            f = 0.0
-        out[i, j] = 0 if not np.isfinite(f) or f < 0 else min(round(f), max_count)
-    return out
+    if not all(v is None or isinstance(v, (str, int, float)) for row in sent for v in row):
+        return None
+    return [list(row) for row in sent]
 
 
 def edit(
@@ -115,11 +110,12 @@ def edit(
     cols: Sequence[str],
     key: str,
     max_count: int,
-    on_edit: Callable[[np.ndarray], None],
+    on_edit: Callable[[list[list[Any]]], None],
 ) -> None:
-    """Show ``table`` (classes x clusters, named ``rows`` and ``cols``) to edit. An edit calls
-    ``on_edit`` with the table as edited (cleaned) before the run it starts, so that run shows
-    the edited table everywhere, the grid included (with the cleaned counts)."""
+    """Show ``table`` (classes x clusters, named ``rows`` and ``cols``; counts up to
+    ``max_count``) to edit. An edit calls ``on_edit`` with the rows as sent (:func:`rows_sent`)
+    before the run it starts: it cleans them and keeps the table, so that run shows the edited
+    table everywhere, the grid included (with the cleaned counts)."""
     shape = (len(rows), len(cols))
     _component()(
         key=key,
@@ -130,16 +126,13 @@ def edit(
             "max": max_count,
         },
         default={"table": None},
-        on_table_change=functools.partial(_edited, key, shape, max_count, on_edit),
+        on_table_change=functools.partial(_edited, key, shape, on_edit),
     )
 
 
-def _edited(
-    key: str, shape: tuple[int, int], max_count: int, on_edit: Callable[[np.ndarray], None]
-) -> None:
-    """An edit's callback: the table sent, cleaned, to ``on_edit`` (nothing if malformed)."""
+def _edited(key: str, shape: tuple[int, int], on_edit: Callable[[list[list[Any]]], None]) -> None:
+    """An edit's callback: the rows sent, checked, to ``on_edit`` (nothing if malformed)."""
     state = st.session_state.get(key)
-    sent = state.get("table") if isinstance(state, Mapping) else None
-    edited = read(sent, shape, max_count)
-    if edited is not None:
-        on_edit(edited)
+    rows = rows_sent(state.get("table") if isinstance(state, Mapping) else None, shape)
+    if rows is not None:
+        on_edit(rows)

@@ -80,10 +80,12 @@ def _init() -> None:
     _page()
 
 
-def _table_edited(table: np.ndarray) -> None:
-    """The editor's callback: the edited table is the table taught (no scenario's any more);
-    the editor stays (same version), showing it."""
+def _table_edited(rows: list[list[object]]) -> None:
+    """The editor's callback: the edited table, cleaned (blanks, negatives and non-numbers 0,
+    decimals rounded, counts capped), is the table taught (no scenario's any more); the editor
+    stays (same version), showing it."""
     page = _page()
+    table = ls.clean_table(rows)
     if not np.array_equal(table, page.table):
         page.table, page.scenario = np.asarray(table, dtype=np.int64), None
 
