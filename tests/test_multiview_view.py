@@ -58,6 +58,30 @@ def page(controls_open: bool = True, views_open: bool = True) -> AppTest:
     return at
 
 
+def open_recompute(at: AppTest) -> AppTest:
+    """Open the comparison's "Recompute it" box (its widgets are built only then)."""
+    at.session_state["mv_protocol_open"] = True
+    return ok(at.run())
+
+
+def test_the_comparison_s_controls_are_built_when_their_box_is_opened():
+    """The shipped comparison shows at once; its runs, k-NN sizes, selection and Run button
+    sit in a box built when opened, and what was set there is kept while it is closed."""
+    at = page(controls_open=False, views_open=False)
+    box = next(e for e in at.expander if e.label.startswith("Recompute it"))
+    assert "runs" in box.label
+    assert "mv_proto_run" not in {b.key for b in at.button}
+    assert "mv_runs" not in {n.key for n in at.number_input}
+    assert comparison_table(at) is not None  # the shipped table, without the controls
+    open_recompute(at)
+    assert "mv_proto_run" in {b.key for b in at.button}
+    ok(at.number_input(key="mv_runs").set_value(5).run())
+    at.session_state["mv_protocol_open"] = False
+    ok(at.run())
+    assert "mv_runs" not in {n.key for n in at.number_input}
+    assert open_recompute(at).number_input(key="mv_runs").value == 5
+
+
 def submit(at: AppTest) -> AppTest:
     """Click the form's Run button; values set inside the form since the last run go with it
     (AppTest drops them on a run without the submit)."""
@@ -209,7 +233,7 @@ def test_synthetic_source_and_the_comparison_table():
     at.number_input(key="mv_s_n").set_value(12)
     ok(submit(at))
     assert "synthetic: 4 clusters x 12 points" in "\n".join(unescape(c.value) for c in at.caption)
-    ok(at.number_input(key="mv_runs").set_value(2).run())
+    ok(open_recompute(at).number_input(key="mv_runs").set_value(2).run())
     ok(at.button(key="mv_proto_run").click().run())
     table = comparison_table(at)
     methods = list(table["method"])
@@ -387,7 +411,7 @@ def test_shipped_comparison_shows_at_once_and_recompute_can_be_stopped():
     listed = unescape(notes.markdown[0].value)
     assert listed.count("\n- ") >= 3 and "SSF" in listed
     # a recompute on the page's data, then Stop: the shipped table comes back
-    ok(at.number_input(key="mv_runs").set_value(1).run())
+    ok(open_recompute(at).number_input(key="mv_runs").set_value(1).run())
     ok(at.button(key="mv_proto_run").click().run())
     assert at.session_state["clustlens"].multiview.result is not None
     # done: Stop has become the way back (in the same run that finished it)

@@ -48,6 +48,11 @@ K_CONTROLS_OPEN = "mv_controls_open"
 K_VIEWS_OPEN = "mv_views_open"
 #: The box's widgets keep their values while it is closed (and not built).
 KEEP: dict[str, Any] = {"persist_state": "session"}
+#: Whether the comparison's "Recompute it" box is open (its widgets are built only then).
+K_PROTOCOL_OPEN = "mv_protocol_open"
+#: The comparison's number of runs (its widget's key) and its default.
+K_RUNS = "mv_runs"
+DEFAULT_RUNS = 3
 
 
 def _default_cfg() -> dict[str, Any]:
@@ -303,6 +308,44 @@ def _stop_protocol() -> None:
     state.get().multiview.protocol = None
 
 
+def _protocol_controls(s: state.AppState) -> None:
+    """The comparison's runs, k-NN sizes and selection, and its Run button, in a box built when
+    opened (a rerun): the comparison is shown precomputed at once, recomputing it is occasional,
+    and four widgets in four columns were mounted by the browser on every visit of the page.
+    Their values are session values, kept while the box is closed."""
+    box = st.expander(
+        "Recompute it: number of runs, k-NN sizes tried, how the baselines' settings are chosen",
+        key=K_PROTOCOL_OPEN,
+        on_change="rerun",
+        icon=":material/refresh:",
+    )
+    if not box.open:
+        return
+    c1, c2, c4, c3 = box.columns([1, 2, 2, 1], vertical_alignment="bottom")
+    runs = int(
+        c1.number_input("runs", 1, 20, DEFAULT_RUNS, key=K_RUNS, help="the paper uses 20", **KEEP)
+    )
+    knn = c2.radio(
+        "k-NN sizes tried by the baselines",
+        list(KNN_CHOICES),
+        format_func=lambda k: KNN_CHOICES[k][0],
+        horizontal=True,
+        key="mv_knn",
+        **KEEP,
+    )
+    selection = c4.radio(
+        "baseline settings chosen",
+        list(SELECTIONS),
+        format_func=SELECTIONS.__getitem__,
+        key="mv_selection",
+        help="The paper reports each baseline at its best k-NN size (or λ) against the ground "
+        "truth, which flatters them; 'without labels' picks the best silhouette instead.",
+        **KEEP,
+    )
+    if c3.button("Run comparison", key="mv_proto_run", type="primary"):
+        s.multiview.protocol = {"runs": runs, "knn": knn, "selection": selection}
+
+
 def _protocol_section(
     s: state.AppState, data: cm.MVData, params: dict[str, Any]
 ) -> Callable[[], None] | None:
@@ -319,32 +362,15 @@ def _protocol_section(
         "seeded start, SwMC's not at all); the others vary through k-means. "
         "Each baseline reports one setting of its grid: the column 'chosen' says how."
     )
-    c1, c2, c4, c3 = st.columns([1, 2, 2, 1])
-    runs = int(c1.number_input("runs", 1, 20, 3, key="mv_runs", help="the paper uses 20"))
-    knn = c2.radio(
-        "k-NN sizes tried by the baselines",
-        list(KNN_CHOICES),
-        format_func=lambda k: KNN_CHOICES[k][0],
-        horizontal=True,
-        key="mv_knn",
-    )
-    selection = c4.radio(
-        "baseline settings chosen",
-        list(SELECTIONS),
-        format_func=SELECTIONS.__getitem__,
-        key="mv_selection",
-        help="The paper reports each baseline at its best k-NN size (or λ) against the ground "
-        "truth, which flatters them; 'without labels' picks the best silhouette instead.",
-    )
-    if c3.button("Run comparison", key="mv_proto_run", type="primary"):
-        s.multiview.protocol = {"runs": runs, "knn": knn, "selection": selection}
+    _protocol_controls(s)
     cfg = s.multiview.protocol
     if cfg is None:
         out = cm.shipped_protocol()
         if out is None:
+            runs = int(st.session_state.get(K_RUNS, DEFAULT_RUNS))
             st.info(
-                f"Press Run comparison to run SSF and the baselines {runs} times on {data.n:,} "
-                "points (tens of seconds on HW subsets)."
+                f"Run comparison (in the box above) runs SSF and the baselines {runs} times on "
+                f"{data.n:,} points (tens of seconds on HW subsets)."
             )
             return
         meta = out["shipped"]
@@ -352,7 +378,7 @@ def _protocol_section(
             f"Shown at once: the comparison precomputed on {meta['data']} ({out['runs']} runs, "
             f"settings chosen {SELECTIONS.get(meta['selection'], meta['selection'])}; "
             f"{meta['seconds'] / 60:.0f} minutes on a 2-core machine, {meta['created']}). "
-            "Run comparison recomputes it on the data above.",
+            "Run comparison, in the box above, recomputes it on the data above.",
             icon=":material/inventory_2:",
         )
     else:

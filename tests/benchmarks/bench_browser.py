@@ -587,19 +587,24 @@ def _timed_click(page, key: str, what: str, shows, shows_what: str, timeout_s: f
     return t0
 
 
-def run_sweep(page, timeout_s: float) -> float:
-    """Sweep's "Run sweep" with the form's defaults: click -> every setting done and drawn."""
-    box = page.get_by_test_id("stExpander").filter(has_text="Data and model").first
+def _open_box(page, label: str, timeout_s: float) -> None:
+    """Open the box (a keyed ``st.expander``) whose label starts with ``label`` if it is closed.
+    Opening it reruns the page, which builds the box's widgets (the Run button among them): wait
+    for that run, untimed, as a person reads the form before clicking."""
+    box = page.get_by_test_id("stExpander").filter(has_text=label).first
     if not box.locator("details[open]").count() and box.locator("details").count():
-        # Opening the box reruns the page, which builds the box's widgets (Run sweep among
-        # them): wait for that run, untimed, as a person reads the form before clicking.
         arm(page)
         box.locator("summary").first.click()
-        wait_idle(page, "the 'Data and model' box opened", timeout_s, "armed")
+        wait_idle(page, f"the '{label}' box opened", timeout_s, "armed")
         # A click on "Run sweep" within tens of milliseconds of the expander opening was lost
         # now and then (the page kept the demo, no rerun), with this session's code and with the
         # code before it; a person cannot click that fast. Let the expander settle first.
         page.wait_for_timeout(EXPANDER_SETTLE_MS)
+
+
+def run_sweep(page, timeout_s: float) -> float:
+    """Sweep's "Run sweep" with the form's defaults: click -> every setting done and drawn."""
+    _open_box(page, "Data and model", timeout_s)
     done = page.locator(MAIN).get_by_text("settings finished in", exact=False).first
     t0 = _timed_click(page, "sw_run", "Run sweep", done, "'N of N settings finished'", timeout_s)
     return time.perf_counter() - t0
@@ -631,6 +636,7 @@ def run_comparison(page, timeout_s: float) -> float:
     # Stop shows while the comparison is computed for this session, "Back to the precomputed
     # table" once it is shown
     stop = page.locator(".st-key-mv_proto_stop button, .st-key-mv_proto_back button").first
+    _open_box(page, "Recompute it", timeout_s)
     t0 = _timed_click(page, "mv_proto_run", "Run comparison", stop, "its Stop", timeout_s)
     _wait(page, "Run comparison: finished", _MV_RECOMPUTED_JS, None, timeout_s)
     _wait(page, "Run comparison: the table drawn", _MV_TABLE_JS, None, timeout_s)

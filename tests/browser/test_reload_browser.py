@@ -20,7 +20,12 @@ pytestmark = pytest.mark.browser
 def test_reload_mid_computation_leaves_the_session_usable(page, streamlit_server) -> None:
     open_first_view(page, streamlit_server.url)
     open_view(page, "Multi-view")
-    page.get_by_role("button", name="Run comparison").click()
+    # the comparison's controls are in a box built when opened (a rerun)
+    page.get_by_test_id("stExpander").filter(has_text="Recompute it").locator("summary").click()
+    run = page.get_by_role("button", name="Run comparison")
+    run.wait_for(timeout=30_000)
+    wait_for_app_idle(page)
+    run.click()
     # the comparison is running: the app says so
     page.wait_for_function(
         """() => document.querySelector('[data-testid="stApp"]')
