@@ -130,8 +130,9 @@ def _findings(found: list[dict[str, Any]], here: str, key: str) -> None:
     """The findings' lines and links, one element; a click on a link opens its page."""
     if not found:
         return
+    extra = _session_query()
     clicked = links_element.show(
-        "".join(finding_html(f, here, _session_query()) for f in found),
+        "".join(finding_html(f, here, extra) for f in found),
         key=key,
         pages=PAGE_OF,
         params=("class", "cluster", SID),

@@ -369,8 +369,8 @@ def _protocol_section(
         if out is None:
             runs = int(st.session_state.get(K_RUNS, DEFAULT_RUNS))
             st.info(
-                f"Run comparison (in the box above) runs SSF and the baselines {runs} times on "
-                f"{data.n:,} points (tens of seconds on HW subsets)."
+                f"Run comparison, in 'Recompute it' above, runs SSF and the baselines {runs} "
+                f"times on {data.n:,} points (tens of seconds on HW subsets)."
             )
             return
         meta = out["shipped"]
@@ -378,7 +378,7 @@ def _protocol_section(
             f"Shown at once: the comparison precomputed on {meta['data']} ({out['runs']} runs, "
             f"settings chosen {SELECTIONS.get(meta['selection'], meta['selection'])}; "
             f"{meta['seconds'] / 60:.0f} minutes on a 2-core machine, {meta['created']}). "
-            "Run comparison, in the box above, recomputes it on the data above.",
+            "Run comparison, in 'Recompute it' above, recomputes it on the page's data.",
             icon=":material/inventory_2:",
         )
     else:
