@@ -151,7 +151,9 @@ async def _upload(page, label: str, path: Path, timeout_ms: float) -> None:
     refused = side.get_by_test_id("stAlertContentError").filter(has_text=name)
     await ok.or_(refused).first.wait_for(timeout=timeout_ms)
     if await refused.count():
-        raise RuntimeError(f"refused: {await refused.first.inner_text()}")
+        # the whole text, hidden parts included (inner_text once gave only the icon's "error")
+        texts = [t.strip() for t in await refused.all_text_contents()]
+        raise RuntimeError(f"refused: {' | '.join(texts)}")
     await _idle(page, timeout_ms)
 
 
