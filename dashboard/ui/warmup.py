@@ -18,6 +18,8 @@ import logging
 import threading
 import time
 
+from dashboard.session import heap
+
 #: What the first page (Summary, the demo loaded) imports, heaviest first; the dashboard's own
 #: modules last (they need the runtime only at call time, and it exists by then).
 MODULES: tuple[str, ...] = (
@@ -167,5 +169,6 @@ def _run() -> None:
         except Exception:
             _log.warning("warm-up: a first figure or table could not be built", exc_info=True)
         _log.debug("warm-up imports took %.2f s", time.perf_counter() - t0)
+        heap.freeze_long_lived("the first page's imports")
     finally:
         _done.set()
