@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import assert_no_exception, wait_for_app_idle, wait_for_charts_drawn
+from .conftest import (
+    assert_no_exception,
+    expect_rerun,
+    wait_for_app_idle,
+    wait_for_charts_drawn,
+)
 from .test_dashboard_browser import MAIN, open_first_view, open_view
 
 pytestmark = pytest.mark.browser
@@ -71,6 +76,34 @@ def test_run_sweep_rebuilds_the_results_alone(page, streamlit_server) -> None:
     assert len({tuple(p[:2]) for p in sent}) == 1, sorted({tuple(p[:2]) for p in sent})
     assert page.locator(".st-key-sw_run button").is_visible()  # the form is still there
     assert page.locator(".st-key-sweep_tradeoff .clustlens-chart[data-drawn='1']").count() == 1
+    assert_no_exception(page)
+    assert not page.js_errors
+
+
+def test_a_marker_of_the_new_sweep_picks_its_setting(page, streamlit_server) -> None:
+    """ "Run sweep" gives the trade-off chart a new figure, drawn anew (Plotly.newPlot drops the
+    chart's listeners): a click on one of its markers still picks that setting of the new
+    sweep."""
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Sweep")
+    _open_setup(page)
+    page.locator(".st-key-sw_run button").click()
+    _finished(page).wait_for(timeout=RUN_MS)
+    wait_for_app_idle(page)
+    wait_for_charts_drawn(page, MAIN)
+    setting = page.locator("[class*='st-key-sw_pick-'] input")
+    before = setting.input_value()  # the new sweep's best setting
+    markers = page.locator(".st-key-sweep_tradeoff .scatterlayer .points path.point")
+    assert markers.count() >= 3
+    for i in range(2):  # one of the first two markers is not the best setting
+        with expect_rerun(page):
+            markers.nth(i).click(force=True)
+        wait_for_app_idle(page)
+        wait_for_charts_drawn(page, MAIN)
+        if setting.input_value() != before:
+            break
+    after = setting.input_value()
+    assert after != before and "·" in after, (before, after)
     assert_no_exception(page)
     assert not page.js_errors
 
