@@ -335,8 +335,7 @@ def test_the_model_imports_hurry_once_a_model_page_is_opened():
 
 def test_the_warm_up_imports_then_reads_the_hw_views_then_starts_the_fork_server(monkeypatch):
     """Its steps, in order: scikit-learn's k-means, the six HW views (the demo pages' first Run
-    reads them: the pages open on shipped results), what they made frozen out of the cycle
-    collector's walks (``dashboard.session.heap``), then the fork server."""
+    reads them: the pages open on shipped results), then the fork server."""
     import threading
 
     import dashboard.inputs._build as build
@@ -358,7 +357,6 @@ def test_the_warm_up_imports_then_reads_the_hw_views_then_starts_the_fork_server
     monkeypatch.setattr(build, "import_module", lambda name: done.append(name))
     monkeypatch.setattr(datasets, "load_view", lambda name: done.append(f"view {name}"))
     monkeypatch.setattr(worker, "warm_up", lambda: done.append("fork server"))
-    monkeypatch.setattr(build.heap, "freeze_long_lived", lambda after: done.append("freeze"))
     assert build.warm_up_worker() is True
     views = [f"view {v}" for v in datasets.VIEWS]
-    assert done == [*build.SKLEARN_STEPS, *views, "freeze", "fork server"]
+    assert done == [*build.SKLEARN_STEPS, *views, "fork server"]

@@ -26,6 +26,8 @@ def fresh(monkeypatch):
     monkeypatch.setattr(warmup, "_done", threading.Event())
     warmup._done.set()
     monkeypatch.setattr(warmup, "_started", threading.Lock())
+    # the full-collection thread changes the process's thresholds: not in the test process
+    monkeypatch.setattr(warmup.heap, "start", lambda building: False)
     return warmup
 
 
@@ -97,34 +99,33 @@ def test_start_waits_for_the_runtime_then_imports_and_releases_waiters(fresh, mo
 
     monkeypatch.setattr(fresh.importlib, "import_module", record)
     monkeypatch.setattr(fresh, "_exercise", lambda: imported.append("first figure and table"))
-    monkeypatch.setattr(fresh.heap, "freeze_long_lived", lambda after: imported.append("freeze"))
+    monkeypatch.setattr(fresh.heap, "start", lambda building: imported.append("collector"))
     assert fresh.start() is True
     assert fresh.start() is False  # once per process
     assert fresh.wait(timeout=0.2) is False and imported == []  # the server is not up yet
     up.set()
     assert fresh.wait(timeout=10) is True
     # a module that fails is logged and skipped (the page imports it again and says why)
-    assert imported == ["json", "no_such_module_xyz", "csv", "first figure and table", "freeze"]
+    # then full collections move to pauses (dashboard.session.heap)
+    assert imported == ["json", "no_such_module_xyz", "csv", "first figure and table", "collector"]
 
 
-def test_after_the_warm_up_a_full_collection_walks_only_what_came_since():
+def test_after_the_warm_up_full_collections_wait_for_a_pause():
     """The server's full collections held the interpreter 0.10-0.13 s each, in a page's run or
-    while its messages waited; after the warm-up's freeze they walk only newer objects. Run in
-    a process of its own: a frozen object's cyclic garbage is never reclaimed."""
+    while its messages waited: after the warm-up, Python no longer starts them itself; a thread
+    of ours does, when no page is being built. In a process of its own (it changes the
+    process's collection thresholds)."""
     code = (
-        "import gc\n"
+        "import gc, threading\n"
         "from dashboard.ui import warmup\n"
+        "from dashboard.session import heap\n"
         "warmup._runtime_started = lambda: True\n"
         "warmup._run()\n"
-        "frozen = gc.get_freeze_count()\n"
-        "gc.collect()\n"
-        "walked = len(gc.get_objects())  # what a full collection walks: the unfrozen\n"
-        "print(frozen, walked)"
+        "names = [t.name for t in threading.enumerate()]\n"
+        "print(gc.get_threshold()[2] == heap._NEVER, 'clustlens-full-gc' in names)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    frozen, walked = map(int, out.stdout.split()[-2:])
-    assert frozen > 50_000  # pandas, scipy, plotly, pyarrow and ours
-    assert walked < frozen / 10, (frozen, walked)
+    assert out.stdout.split()[-2:] == ["True", "True"], out.stdout + out.stderr
 
 
 def test_the_exercise_builds_a_figure_and_a_frame():
@@ -222,3 +223,37 @@ def test_importing_the_launcher_imports_nothing_heavy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_collector_runs_full_collections_in_pauses_only(monkeypatch):
+    """While a page is being built no full collection runs; once none has been for QUIET_S,
+    one does; when the thread stops, Python's own threshold is back."""
+    import gc
+
+    from dashboard.session import heap
+
+    monkeypatch.setattr(heap, "QUIET_S", 0.05)
+    monkeypatch.setattr(heap, "POLL_S", 0.005)
+    monkeypatch.setattr(heap, "ROUNDS", 0)
+    building = threading.Event()
+    building.set()
+    runs: list[int] = []
+    real = heap._collect
+    monkeypatch.setattr(heap, "_collect", lambda: runs.append(1) or real())
+    before = gc.get_threshold()
+    stop = threading.Event()
+    thread = threading.Thread(target=heap._run, args=(building.is_set, stop))
+    thread.start()
+    try:
+        threading.Event().wait(0.2)
+        assert runs == []  # a page is being built all along
+        building.clear()
+        for _ in range(200):
+            if runs:
+                break
+            threading.Event().wait(0.01)
+        assert runs, "no full collection in a pause"
+    finally:
+        stop.set()
+        thread.join(5)
+    assert gc.get_threshold() == before

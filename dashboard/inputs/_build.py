@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 import streamlit as st
 
-from dashboard.session import budget, heap
+from dashboard.session import budget
 from dashboard.session.state import Input, sha256
 from metrics_core.validation import ClustlensInputError, check_coef
 
@@ -465,7 +465,6 @@ def warm_up_worker() -> bool:
                 load_view(view)
         except Exception:  # the first Run reads them again and reports what is wrong
             pass
-        heap.freeze_long_lived("scikit-learn's imports and the HW views")
         try:
             from metrics_core.io.worker import warm_up
 

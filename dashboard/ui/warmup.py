@@ -169,6 +169,10 @@ def _run() -> None:
         except Exception:
             _log.warning("warm-up: a first figure or table could not be built", exc_info=True)
         _log.debug("warm-up imports took %.2f s", time.perf_counter() - t0)
-        heap.freeze_long_lived("the first page's imports")
+        # from now on full collections wait for a pause (dashboard.session.heap); started
+        # after the imports, so that none runs beside them while the first page waits
+        from dashboard.inputs._build import script_running
+
+        heap.start(script_running)
     finally:
         _done.set()
