@@ -29,8 +29,10 @@ import threading
 import time
 from collections.abc import Callable
 
-#: No page built for this long: a full collection may run (seconds).
-QUIET_S = 1.0
+#: No page built for this long: a full collection may run (seconds). A person reading a page
+#: pauses longer; a shorter pause is often the moment before the next click (1 s: two of them
+#: fell between the browser benchmark's visits, each holding the interpreter 0.10-0.16 s).
+QUIET_S = 2.0
 #: A full collection runs after this long even if pages keep being built (seconds).
 OVERDUE_S = 60.0
 #: Young (generation-1) collections since the last full one before another is worth it:
@@ -52,7 +54,7 @@ def due(now: float, quiet_since: float | None, last_full: float, rounds: int) ->
 
     Examples
     --------
-    >>> due(10.0, quiet_since=8.5, last_full=0.0, rounds=12)  # quiet for 1.5 s
+    >>> due(10.0, quiet_since=7.5, last_full=0.0, rounds=12)  # quiet for 2.5 s
     True
     >>> due(10.0, quiet_since=None, last_full=0.0, rounds=12)  # a page is being built
     False
