@@ -5,9 +5,9 @@ interpreter held: in the dashboard's server, once the pages' modules are importe
 scipy, plotly, pyarrow, Streamlit's runtime, later scikit-learn: ~250,000 objects), 0.10-0.13 s
 each time. Python starts one on its own after enough young collections, in whichever thread
 allocates at that moment: three times over the browser benchmark's session, in a page's script
-(a first visit of Affinity whose script ran 0.31 s instead of 0.18 s) or in the server's event
-loop while a page's messages waited to be sent. (Streamlit's own collection after every run is
-already off: ``runner.postScriptGC``.)
+(a first visit of Affinity whose script ran 0.31 s instead of 0.18 s, under a profiler) or in the
+server's event loop while a page's messages waited to be sent. (Streamlit's own collection after
+every run is already off: ``runner.postScriptGC``.)
 
 :func:`start` turns Python's own full collections off (young ones go on as before) and runs
 them from a thread of its own instead: once no page has been built for :data:`QUIET_S` —

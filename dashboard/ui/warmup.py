@@ -8,7 +8,8 @@ slow the server's own start), then imports :data:`MODULES`. The entry script cal
 before its own imports, so no module is ever imported by two threads at once (a concurrent
 import of pandas from two threads has left it half-initialised here). Without the launcher
 (``streamlit run dashboard/app.py``, ``AppTest``) nothing is started and :func:`wait` returns at
-once.
+once. Its imports done, the thread starts the one that runs Python's full garbage collections in
+pauses (:mod:`dashboard.session.heap`).
 """
 
 from __future__ import annotations
