@@ -81,8 +81,8 @@ def test_run_sweep_rebuilds_the_results_alone(page, streamlit_server) -> None:
 
 
 def test_a_marker_of_the_new_sweep_picks_its_setting(page, streamlit_server) -> None:
-    """ "Run sweep" gives the trade-off chart a new figure, drawn anew (Plotly.newPlot drops the
-    chart's listeners): a click on one of its markers still picks that setting of the new
+    """After "Run sweep" the trade-off chart has a new figure, drawn anew (Plotly.newPlot drops
+    the chart's listeners): a click on one of its markers still picks that setting of the new
     sweep."""
     open_first_view(page, streamlit_server.url)
     open_view(page, "Sweep")
