@@ -16,9 +16,10 @@ constant load, each time only after as many young collections as Python itself w
 (:data:`ROUNDS`), so cyclic garbage is reclaimed as before, a little later at most.
 
 Not ``gc.freeze()`` (tried twice): frozen objects are never walked again, but neither is
-frozen garbage ever reclaimed — the first session's finished script runs (garbage cycles that
-hold its session state) were frozen with the rest, so its data stayed in memory, and counted
-against the server's budget, after the session closed (measured).
+frozen garbage ever reclaimed. Measured with two sessions: the first one's state stayed in memory,
+and counted against the server's budget, after it closed and Streamlit dropped it (without the
+freeze it is freed at once) — garbage cycles frozen with the rest, its finished script runs most
+likely, still held it.
 """
 
 from __future__ import annotations
