@@ -333,9 +333,12 @@ def test_the_model_imports_hurry_once_a_model_page_is_opened():
         assert build._MODELS_WANTED.is_set(), page
 
 
-def test_the_warm_up_imports_then_reads_the_hw_views_then_starts_the_fork_server(monkeypatch):
-    """Its steps, in order: scikit-learn's k-means, the six HW views (the demo pages' first Run
-    reads them: the pages open on shipped results), then the fork server."""
+def test_the_warm_up_imports_fits_once_reads_the_hw_views_then_starts_the_fork_server(
+    monkeypatch,
+):
+    """Its steps, in order: scikit-learn's k-means, one fit (:func:`first_fit`), the six HW
+    views (the demo pages' first Run reads them: the pages open on shipped results), then the
+    fork server."""
     import threading
 
     import dashboard.inputs._build as build
@@ -357,6 +360,27 @@ def test_the_warm_up_imports_then_reads_the_hw_views_then_starts_the_fork_server
     monkeypatch.setattr(build, "import_module", lambda name: done.append(name))
     monkeypatch.setattr(datasets, "load_view", lambda name: done.append(f"view {name}"))
     monkeypatch.setattr(worker, "warm_up", lambda: done.append("fork server"))
+    monkeypatch.setattr(build, "first_fit", lambda: done.append("first fit"))
     assert build.warm_up_worker() is True
     views = [f"view {v}" for v in datasets.VIEWS]
-    assert done == [*build.SKLEARN_STEPS, *views, "fork server"]
+    assert done == [*build.SKLEARN_STEPS, "first fit", *views, "fork server"]
+
+
+def test_the_warm_up_fit_runs_the_code_a_run_takes(monkeypatch):
+    """first_fit goes through the sweep's runner with the registry's first model (the Sweep
+    page's default) and finishes without error (the warm-up would swallow one, silently)."""
+    import dashboard.inputs._build as build
+    import metrics_core.sweep as sweep
+    from metrics_core.models import MODELS
+
+    seen = []
+    real = sweep.run_sweep
+
+    def spy(*args, **kwargs):
+        res = real(*args, **kwargs)
+        seen.append((args[2], res.errors, len(res.rows)))
+        return res
+
+    monkeypatch.setattr(sweep, "run_sweep", spy)
+    build.first_fit()
+    assert seen == [(next(iter(MODELS)), [], 1)]
