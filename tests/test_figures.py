@@ -412,6 +412,12 @@ def test_long_titles_wrap_and_stand_on_the_plot() -> None:
     assert wrap_words("a b c", 3) == ("a b<br>c", 2)
     assert wrap_words("averyveryverylongword x", 5) == ("averyveryverylongword<br>x", 2)
     assert wrap_words("one<br>two", 80) == ("one<br>two", 2)
+    # as even as the number of lines allows: no word alone on the last line
+    sub = "one marker per setting, joined in parameter order, colour = ACC; top left is best"
+    text, n = wrap_words(sub, SUBTITLE_CHARS)
+    assert n == 2 and text.replace("<br>", " ") == sub
+    first, second = text.split("<br>")
+    assert abs(len(first) - len(second)) <= len("parameter ")  # 43 and 37 characters
     long = "Subspace-preserving error of every point and class, with every convention named"
     fig = style(go.Figure(), long, subtitle=long + " " + long, height=400)
     t = fig.layout.title

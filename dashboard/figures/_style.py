@@ -316,19 +316,44 @@ TITLE_CHARS = 58
 SUBTITLE_CHARS = 80
 
 
+def _fill(words: Sequence[str], width: int) -> list[str]:
+    """Words into lines of at most ``width`` characters, each line as full as it can be."""
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return lines
+
+
 def wrap_words(text: str, width: int) -> tuple[str, int]:
     """``text`` broken at spaces into lines of at most ``width`` characters (a longer word stays
-    whole), joined by ``<br>``; returns it and its number of lines. Existing ``<br>`` stay."""
+    whole), joined by ``<br>``; returns it and its number of lines. Existing ``<br>`` stay.
+
+    The lines are as even as their number allows: filled each to ``width``, an 81-character
+    subtitle left its last word alone on a second line.
+
+    Examples
+    --------
+    >>> wrap_words("one marker per setting, colour = ACC; top left is best", 50)
+    ('one marker per setting, colour<br>= ACC; top left is best', 2)
+    """
     lines: list[str] = []
     for part in text.split("<br>"):
-        line = ""
-        for word in part.split(" "):
-            if line and len(line) + 1 + len(word) > width:
-                lines.append(line)
-                line = word
-            else:
-                line = f"{line} {word}" if line else word
-        lines.append(line)
+        words = part.split(" ")
+        filled = _fill(words, width)
+        if len(filled) > 1:  # the narrowest width that needs no more lines
+            start = max(max(map(len, words)), math.ceil(len(part) / len(filled)))
+            for narrower in range(start, width):
+                even = _fill(words, narrower)
+                if len(even) == len(filled):
+                    filled = even
+                    break
+        lines.extend(filled)
     return "<br>".join(lines), len(lines)
 
 
