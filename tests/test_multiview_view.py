@@ -245,6 +245,9 @@ def test_synthetic_source_and_the_comparison_table():
     assert all("±" in v for v in table["ACC"])
     assert len(at.main.get("download_button")) == 2  # the sidebar has "Save session"
     assert FIGURES <= set(charts(at))
+    # the recomputed table says what its computing took here
+    captions = "\n".join(unescape(c.value) for c in at.caption)
+    assert re.search(r"computed here in \d+(\.\d+)? s", captions), captions
 
 
 def test_initial_graph_choice_changes_the_fit():
@@ -402,6 +405,7 @@ def test_shipped_comparison_shows_at_once_and_recompute_can_be_stopped():
     ssf = dict(zip(table["method"], table["ACC"], strict=True))["SSF"]
     assert float(ssf.split(" ± ")[0]) > 0.97
     assert len(at.main.get("download_button")) == 2
+    assert "computed here" not in "\n".join(unescape(c.value) for c in at.caption)
     # how each row was obtained: built when its box is opened
     notes = next(e for e in at.expander if e.label.startswith("How each row was obtained"))
     assert not notes.markdown

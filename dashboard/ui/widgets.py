@@ -35,6 +35,19 @@ def md_escape(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", s)
 
 
+def seconds_text(seconds: float) -> str:
+    """A duration as a page says it, to a hundredth under ten seconds (an action's computing
+    is often a tenth of one; the browser benchmark reads it), a tenth under a hundred.
+
+    Examples
+    --------
+    >>> seconds_text(0.1734), seconds_text(2.834), seconds_text(41.63), seconds_text(125.2)
+    ('0.17 s', '2.83 s', '41.6 s', '125 s')
+    """
+    digits = 2 if seconds < 10 else 1 if seconds < 100 else 0
+    return f"{seconds:.{digits}f} s"
+
+
 def error(message: object) -> None:
     """One clear error box; the message (which may hold file names) is shown literally."""
     st.error(md_escape(message), icon=":material/error:")

@@ -692,7 +692,8 @@ def _shown() -> None:
         if run["status"] == "stopped":
             st.warning(f"Stopped after {done} of {n} settings; the finished ones are kept below.")
         elif run["status"] == "done" and not run.get("demo"):
-            ui.note(f"{done} of {n} settings finished in {run['seconds']:.1f} s of computing")
+            secs = ui.seconds_text(run["seconds"])
+            ui.note(f"{done} of {n} settings finished in {secs} of computing")
     else:
         n_ok = len(run["rows"])
         ui.note(f"{n_ok} settings scored ({run['n_settings']} loaded from the bundle)")
