@@ -204,7 +204,11 @@ def tradeoff_figure(
     grid = {"showgrid": True, "gridcolor": "#eee", "zeroline": False}
     layout = {
         "xaxis": {"title": {"text": "SRE (lower: fewer coefficients across subspaces)"}, **grid},
-        "yaxis": {"title": {"text": f"{plain(name)} (higher: better connected classes)"}, **grid},
+        # two lines: on one, the title was longer than the plot is tall and reached the subtitle
+        "yaxis": {
+            "title": {"text": f"{plain(name)}<br>(higher: better connected classes)"},
+            **grid,
+        },
         "legend": {"orientation": "h", "y": -0.18, "x": 0},
         "plot_bgcolor": "white",
     }
