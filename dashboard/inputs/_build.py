@@ -432,8 +432,9 @@ def first_fit() -> None:
     Run does not pay what only a first call costs: scikit-learn's k-means inspects the BLAS
     and OpenMP libraries the process has loaded (threadpoolctl, ~20 ms of file-system calls),
     and the affinity diagnostics are imported. The served dashboard's first "Run sweep" took
-    31-45 ms for the first of its 11 settings and 10-22 ms for each of the others; this fit
-    takes ~50 ms the first time and ~7 ms after."""
+    31-68 ms for the first of its 11 settings (seven fresh servers) and 10-22 ms for each of the
+    others; with this fit 17-67 ms (median ~29 ms against ~40, four servers each). The fit
+    itself takes ~50 ms the first time and ~7 ms after."""
     import numpy as np
 
     from metrics_core.models import MODELS

@@ -20,7 +20,7 @@ Measured, per repeat, in one fresh browser context:
   drawn, against the compute those buttons do, timed in this process by the same functions of
   ``dashboard/compute`` (caches cleared; the server's BLAS thread settings): overhead = action
   - compute; and against the computing of the same click as the server timed it, which the
-  page says ("... finished in 0.17 s of computing", "computed here in 2.8 s"); and the time
+  page says ("... finished in 0.17 s of computing", "computed here in 2.83 s"); and the time
   from the Multi-view link (first visit) to the precomputed comparison table drawn;
 * the minimal app's peer action: its "Run" button sleeps ``ACTION_SECONDS`` (1 s) then shows a
   10-row table; click -> table drawn, minus the sleep, is the least overhead a Streamlit action
@@ -105,8 +105,8 @@ _SWEEP_DONE_JS = f"""() => {{
 }}"""
 #: The computing an action's page says it took in the server (``(pattern) => seconds | null``):
 #: Sweep's "N of N settings finished in 0.17 s of computing", Multi-view's "computed here in
-#: 2.8 s" under a recomputed table. The same click's computing, where this process's own run of
-#: it (``sweep_compute``, ``multiview_compute``) is another run, on a machine not drawing a page.
+#: 2.83 s" under a recomputed table. The same click's computing, where this process's own run of
+#: it (``sweep_compute``, ``multiview_compute``) is another run, at another moment.
 _SERVER_TIMED_JS = f"""(pattern) => {{
   const re = new RegExp(pattern);
   for (const c of document.querySelectorAll('{MAIN} [data-testid="stCaptionContainer"]')) {{
@@ -800,7 +800,7 @@ def table(res: Results, titles: list[str]) -> list[list[str]]:
                      _fmt(_med(over) / _med(peer), "×"), _fmt(_best(over) / _best(peer), "×"),
                      f"≤ {GOAL_OVERHEAD_S:g} s", "met" if ok else "NOT met"])  # fmt: skip
         # the same click's computing as the server timed it: this process's run of it is
-        # another run, on a machine that is not drawing a page meanwhile
+        # another run, at another moment, with no server or page beside it
         s = res.get("server", what)
         over_s = [x - y for x, y in zip(a, s, strict=False)] if len(s) == len(a) else []
         verdict = "" if not over_s else "met" if _med(over_s) <= GOAL_OVERHEAD_S else "NOT met"
