@@ -22,6 +22,8 @@ class SweepState:
     upload: tuple[tuple[str, str], Any] | None = None  # ((X, labels) SHA-256, SweepData) parsed
     message: tuple[str, str] | None = None
     last_pick: tuple[str, int] | None = None  # (sweep's box key, setting) last clicked
+    # what "Run sweep" runs, as the "Data and model" form last set it (None: the box closed)
+    ready: dict[str, Any] | None = None
 
 
 @dataclass

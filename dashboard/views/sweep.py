@@ -199,29 +199,22 @@ def _grid_widgets(data: cs.SweepData, s: state.AppState) -> None:
         f"{len(grid.settings)} settings on {data.name}; spectral clustering into {n_k} clusters "
         f"(seed {int(seed)}); rows of X scaled to unit norm"
     )
-    st.button(
-        "Run sweep",
-        type="primary",
-        key="sw_run",
-        on_click=_start,
-        args=(
-            {
-                "kind": "model",
-                "demo": False,
-                "data": data,
-                "model": model,
-                "grid": grid,
-                "seed": int(seed),
-                "n_clusters": n_k,
-            },
-        ),
-    )
+    # "Run sweep" stands below the box, in the results part (see _run_button)
+    s.sweep.ready = {
+        "kind": "model",
+        "demo": False,
+        "data": data,
+        "model": model,
+        "grid": grid,
+        "seed": int(seed),
+        "n_clusters": n_k,
+    }
 
 
 def _start(spec: dict[str, Any]) -> None:
-    """Start a run of ``spec`` (the "Run sweep" button), computed by the results part of the
-    page alone (:func:`_shown`): the sidebar, the title and this form did not change and are not
-    rebuilt.
+    """Start a run of ``spec`` (the "Run sweep" button's callback). The button is in the results
+    part of the page, so its click reruns that part alone, and that run computes the sweep
+    (:func:`_shown`): the sidebar, the title and the form did not change and are not rebuilt.
 
     A click while a long sweep runs starts the new one in its place, with a run of the whole
     page: the old sweep's Stop button and progress bar stand above the results part, and a run
@@ -238,7 +231,21 @@ def _start(spec: dict[str, Any]) -> None:
     }
     if replacing:
         st.rerun()
-    st.rerun(RESULTS)
+
+
+def _run_button(s: state.AppState) -> None:
+    """ "Run sweep", below the "Data and model" box while it is open, with what the form in it
+    last set (:attr:`SweepState.ready`, written by every run of the whole page, and every
+    change in the form is one).
+
+    It is in the results part rather than in the box: a button in the box reran the whole
+    page, whose callback then reran the results part, two script runs for one click (the
+    browser handled each run's start, and the sidebar's and form's elements were sent again);
+    from here the click's own run is the one that computes and draws (issue 14: an action's
+    overhead above its computing)."""
+    if s.sweep.ready is not None:
+        st.button("Run sweep", type="primary", key="sw_run", on_click=_start,
+                  args=(s.sweep.ready,))  # fmt: skip
 
 
 def _bundle_widgets(s: state.AppState) -> None:
@@ -637,8 +644,11 @@ def render() -> None:
         key=K_SETUP_OPEN,
         on_change="rerun",
     )
+    s.sweep.ready = None
     if box.open or st.session_state.get("sw_source") in ("upload", "bundle"):
         _setup(box, s)
+    if not box.open:
+        s.sweep.ready = None  # an upload's form is built closed too; no Run below a closed box
     run = _run(s)
     # A long sweep runs here, above the results, in chunks of CHUNK_SECONDS under its progress
     # bar and Stop button, each chunk a run of the whole page (Stop works between settings); a
@@ -662,7 +672,7 @@ QUICK_SECONDS = PROGRESS_AFTER_S
 
 @st.fragment(key=RESULTS)
 def _shown() -> None:
-    """The sweep shown: notes, charts, table, open controls.
+    """ "Run sweep" and the sweep shown: notes, charts, table, open controls.
 
     "Run sweep" and a click on the trade-off chart rerun this part alone: the sidebar and the
     form above are unchanged by them (a rerun of the whole page built ~40 more elements and
@@ -671,6 +681,7 @@ def _shown() -> None:
     QUICK_SECONDS goes on in runs of the whole page, where Stop stands above this part.
     """
     s = state.get()
+    _run_button(s)
     run = _run(s)
     if run.pop("started_by_run", False) and run["status"] == "running":
         with ui.guarded("running the sweep"):

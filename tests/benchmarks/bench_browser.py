@@ -26,6 +26,9 @@ Measured, per repeat, in one fresh browser context:
   10-row table; click -> table drawn, minus the sleep, is the least overhead a Streamlit action
   has, printed beside ours (``(p)``).
 
+Every timed click starts once its target has stood still for two frames (waited for untimed,
+:func:`_still`), as a person clicks a button that has stopped moving.
+
 Screenshots of every clustlens page (and of the two results) go to a temporary folder, printed
 at the end, with the servers' logs. Servers run in their own process groups, stopped (and
 killed if need be) with everything they started, whatever happens.
@@ -399,6 +402,17 @@ def _appear(page, locator, what: str, timeout_s: float) -> None:
                          f"{_state(page)}") from None  # fmt: skip
 
 
+def _still(page, locator, what: str, timeout_s: float) -> None:
+    """Wait, untimed, until ``locator`` is on the page and has not moved for two frames, as a
+    person clicks a button that stands still: "Run sweep" stands below the "Data and model"
+    box, which slides open for ~0.7 s, and a click's own checks waited 0.26-0.40 s for it
+    inside the timed part (``Locator.click`` retries until the element is stable)."""
+    _appear(page, locator, what, timeout_s)
+    locator.element_handle(timeout=timeout_s * 1000).wait_for_element_state(
+        "stable", timeout=timeout_s * 1000
+    )
+
+
 def arm(page) -> None:
     """Before an action: forget the runs seen so far (the page's flags and the websocket's
     count), so that :func:`wait_idle` waits for the run the action starts."""
@@ -460,6 +474,7 @@ def visit(
     link = page.get_by_test_id("stSidebarNavLink").filter(
         has=page.get_by_test_id("stMarkdownContainer").get_by_text(title, exact=True)
     )
+    _still(page, link, f"the {title} link", timeout_s)
     arm(page)
     t0 = time.perf_counter()
     link.click(timeout=timeout_s * 1000)
@@ -600,7 +615,7 @@ def _timed_click(page, key: str, what: str, shows, shows_what: str, timeout_s: f
     page predicate's source), the run it started is finished and every chart is drawn. Returns
     the click's ``perf_counter``."""
     button = page.locator(f".st-key-{key} button").first
-    _appear(page, button, f"the {what} button", timeout_s)
+    _still(page, button, f"the {what} button", timeout_s)
     arm(page)
     t0 = time.perf_counter()
     button.click()

@@ -22,11 +22,12 @@ SIDEBAR = 1
 RUN_MS = 60_000
 
 
-def _record_deltas(page) -> list[list[int]]:
-    """The delta paths the server sends from now on (filled as frames arrive)."""
+def _record_deltas(page) -> list[list[int] | None]:
+    """The delta paths the server sends from now on (filled as frames arrive), with None for
+    the start of each script run (its ``new_session`` message)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    paths: list[list[int]] = []
+    paths: list[list[int] | None] = []
 
     def on_websocket(ws) -> None:
         def on_frame(payload) -> None:
@@ -36,8 +37,11 @@ def _record_deltas(page) -> list[list[int]]:
                 msg = ForwardMsg.FromString(bytes(payload))
             except Exception:  # not a ForwardMsg
                 return
-            if msg.WhichOneof("type") == "delta":
+            kind = msg.WhichOneof("type")
+            if kind == "delta":
                 paths.append(list(msg.metadata.delta_path))
+            elif kind == "new_session":
+                paths.append(None)
 
         ws.on("framereceived", on_frame)
 
@@ -58,8 +62,9 @@ def _finished(page):
 
 
 def test_run_sweep_rebuilds_the_results_alone(page, streamlit_server) -> None:
-    """Neither the sidebar nor the form is sent again by the run "Run sweep" starts (they did not
-    change): the click's cost is the sweep and its results."""
+    """One click, one script run: neither the sidebar nor the form is sent again by the run
+    "Run sweep" starts (they did not change), and no other run precedes it (issue 14: the
+    click's cost is the sweep and its results)."""
     paths = _record_deltas(page)
     open_first_view(page, streamlit_server.url)
     open_view(page, "Sweep")
@@ -69,7 +74,9 @@ def test_run_sweep_rebuilds_the_results_alone(page, streamlit_server) -> None:
     _finished(page).wait_for(timeout=RUN_MS)
     wait_for_app_idle(page)
     wait_for_charts_drawn(page, MAIN)
-    sent = paths[before:]
+    runs = paths[before:].count(None)
+    sent = [p for p in paths[before:] if p is not None]
+    assert runs == 1, f"{runs} script runs for one click"
     assert sent, "the run sent nothing"
     assert not [p for p in sent if p and p[0] == SIDEBAR], "the sidebar was sent again"
     # the run's elements all sit in one block of the main area (the results part)
