@@ -458,6 +458,61 @@ def test_tradeoff_marks_the_best_and_joins_in_parameter_order():
     assert markers.marker.colorbar.title.text == "acc"
 
 
+def _plotly_reads(obj):
+    """A figure's JSON as plotly.js reads it: typed arrays (base64) as lists, NaN as null."""
+    import base64
+    import math
+
+    if isinstance(obj, dict):
+        if "bdata" in obj and "dtype" in obj:
+            values = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]))
+            if "shape" in obj:
+                values = values.reshape([int(s) for s in str(obj["shape"]).split(",")])
+            return _plotly_reads(values.tolist())
+        return {k: _plotly_reads(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_plotly_reads(v) for v in obj]
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    return obj
+
+
+TWO_PARAMS = [
+    {"setting": i, "lambda": lam, "k": k, "acc": 0.5 + lam / 10 + k / 100,
+     "sre": 0.1 * k, "conn_min": 0.9 - lam / 5, "conn_mean": 0.95 - lam / 5}
+    for i, (lam, k) in enumerate((lam, k) for lam in (0.5, 1.0, 2.0) for k in (2, 3))
+]  # fmt: skip
+NAMED = [dict(r, solver=s) for r, s in zip(ROWS, ["<b>a</b>", "b", "c", "d"], strict=True)]
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: tradeoff_figure(ROWS, ("lambda",), best=1, color_by="acc", title="t"),
+        lambda: tradeoff_figure(TWO_PARAMS, ("lambda", "k"), best=None, color_by="conn_mean"),
+        lambda: tradeoff_figure(
+            [dict(r, acc=float("nan")) for r in ROWS], ("lambda",), color_by="acc", best=0
+        ),
+        lambda: metrics_vs_param(ROWS, "lambda", ["acc", "sre", "conn_min"], log_x=True, best=0),
+        lambda: metrics_vs_param(
+            TWO_PARAMS, "lambda", ["acc", "sre", "conn_min", "conn_mean"], others=["k"], best=3
+        ),
+        lambda: metrics_vs_param(NAMED, "solver", ["acc"], best=None),
+    ],
+)
+def test_unvalidated_sweep_figures_are_what_plotly_would_validate_them_to(build):
+    """The trade-off and metric charts are built without plotly.py's checks (they are redrawn
+    on every Run sweep): what the browser gets equals the same figure validated, so nothing in
+    them is a property plotly.js would not read as meant (a bare-string axis title, say)."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    fig = build()
+    sent = json.loads(pio.to_json(fig, validate=False))  # as the chart element sends it
+    checked = json.loads(pio.to_json(go.Figure(fig.to_dict()), validate=True))
+    assert _plotly_reads(sent) == _plotly_reads(checked)
+
+
 def test_log_axis_for_log_grids_only():
     fig = metrics_vs_param(ROWS, "lambda", ["acc", "sre"], log_x=True).to_dict()
     assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["xaxis2"]["type"] == "log"

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import get_colorscale
 
 from dashboard.figures import _margins as margins
 from dashboard.figures._memo import memoised
@@ -27,6 +28,14 @@ from dashboard.figures._style import (
 
 METRIC_SCALE = "Viridis"
 BEST_COLOUR = "#d62728"
+
+
+def _scatter(**kw: Any) -> dict[str, Any]:
+    """A scatter trace as a plain dict, for a figure built unvalidated (``figure(...,
+    validate=False)``): the trade-off and metric charts are redrawn on every "Run sweep", and
+    plotly.py's checks took most of their building (~7 ms a figure). Values are given as plotly.js
+    reads them (``title`` as ``{"text": ...}``, a colour scale as its list of stops)."""
+    return {"type": "scatter", **kw}
 
 
 def _num(v: Any) -> float:
@@ -120,7 +129,7 @@ def tradeoff_figure(
     """
     labels = dict(labels or {})
     name = labels.get(conn_key, conn_key)
-    traces: list[go.Scatter] = []
+    traces: list[dict[str, Any]] = []
     x = np.array([_num(r.get("sre")) for r in rows])
     y = np.array([_num(r.get(conn_key)) for r in rows])
     ok = np.isfinite(x) & np.isfinite(y)
@@ -142,7 +151,7 @@ def tradeoff_figure(
             continue
         rest = ", ".join(f"{p}={_fmt(rows[members[0]].get(p))}" for p in params[1:])
         traces.append(
-            go.Scatter(
+            _scatter(
                 x=x[members],
                 y=y[members],
                 mode="lines",
@@ -163,14 +172,14 @@ def tradeoff_figure(
     if np.isfinite(colour).any():
         marker.update(
             color=np.where(np.isfinite(colour), colour, np.nan),
-            colorscale=METRIC_SCALE,
+            colorscale=get_colorscale(METRIC_SCALE),
             showscale=True,
             colorbar={"title": {"text": plain(labels.get(color_by, color_by))}, "thickness": 14},
         )
     else:
         marker["color"] = NEUTRAL
     traces.append(
-        go.Scatter(
+        _scatter(
             x=x[idx],
             y=y[idx],
             mode="markers",
@@ -186,7 +195,7 @@ def tradeoff_figure(
         what = labels.get(best_metric or color_by, best_metric or color_by)
         setting = ", ".join(f"{p}={_fmt(rows[best].get(p))}" for p in params)
         traces.append(
-            go.Scatter(
+            _scatter(
                 x=[x[best]],
                 y=[y[best]],
                 mode="markers",
@@ -217,7 +226,7 @@ def tradeoff_figure(
         f"one marker per setting, joined in parameter order, colour = "
         f"{plain(labels.get(color_by, color_by))}; top left is best"
     )
-    return _fit_margins(figure(traces, layout, head, subtitle=sub, height=520))
+    return _fit_margins(figure(traces, layout, head, subtitle=sub, height=520, validate=False))
 
 
 @memoised
@@ -247,7 +256,7 @@ def metrics_vs_param(
     xs_all = [rows[i].get(param) for i in range(len(rows))]
     numeric = is_numeric(xs_all)
     groups = _line_groups(rows, [param, *others])
-    traces: list[go.Scatter] = []
+    traces: list[dict[str, Any]] = []
     x_type = "log" if (log_x and numeric) else ("linear" if numeric else "category")
     x_title = plain(param) + (" (log scale)" if log_x and numeric else "")
     for k, m in enumerate(metrics):
@@ -258,7 +267,7 @@ def metrics_vs_param(
             xs = [rows[i].get(param) if numeric else plain(rows[i].get(param)) for i in members]
             rest = ", ".join(f"{p}={_fmt(rows[members[0]].get(p))}" for p in others)
             traces.append(
-                go.Scatter(
+                _scatter(
                     x=xs,
                     y=ys,
                     mode="lines+markers",
@@ -275,7 +284,7 @@ def metrics_vs_param(
         if best is not None and 0 <= best < len(rows):
             bx = rows[best].get(param)
             traces.append(
-                go.Scatter(
+                _scatter(
                     x=[bx if numeric else plain(bx)],
                     y=[_num(rows[best].get(m))],
                     mode="markers",
@@ -291,7 +300,9 @@ def metrics_vs_param(
                 )
             )
         last_row = k + ncols >= len(metrics)  # x titles only under the lowest panels
-        layout[x_name].update(type=x_type, title=x_title if last_row else None)
+        layout[x_name]["type"] = x_type
+        if last_row:
+            layout[x_name]["title"] = {"text": x_title}
     grid = {"showgrid": True, "gridcolor": "#eee"}
     for x_name, y_name in cells:
         layout[x_name].update(grid)
@@ -305,6 +316,7 @@ def metrics_vs_param(
             subtitle="★ the best setting" if best is not None else None,
             height=300 * nrows + 120,
             above_plot_px=28,
+            validate=False,
         )
     )
 
