@@ -479,7 +479,9 @@ def test_subplot_grid_lays_out_cells_as_make_subplots(rows, cols, n_titles):
 def test_every_figure_starts_with_our_template_unvalidated_once():
     """Plotly's default template is ours once the figures are imported (a new figure takes it
     as validated); style() still sets it on a figure if the default was changed since, and
-    every axis of a many-panel figure grows its margins through the template."""
+    every axis of a many-panel figure grows its margins through the template, and shows every
+    tick label (plotly's default hides one past the figure's edge, at one forced browser layout
+    per label: the margins are grown to fit them instead)."""
     import plotly.io as pio
 
     from dashboard.figures._style import TEMPLATE, TEMPLATE_NAME, style
@@ -488,6 +490,8 @@ def test_every_figure_starts_with_our_template_unvalidated_once():
     assert pio.templates.default == TEMPLATE_NAME
     assert go.Figure().layout.template == TEMPLATE
     assert TEMPLATE.layout.xaxis.automargin and TEMPLATE.layout.yaxis.automargin
+    assert TEMPLATE.layout.xaxis.ticklabeloverflow == "allow"
+    assert TEMPLATE.layout.yaxis.ticklabeloverflow == "allow"
     rows = [{"lam": x, "acc": x / 10, "nmi": 1 - x / 10, "sre": 0.1} for x in (1, 2, 3)]
     fig = metrics_vs_param.__wrapped_builder__(rows, "lam", ["acc", "nmi", "sre", "acc"])
     assert fig.layout.template == TEMPLATE and fig.layout.xaxis4.anchor == "y4"

@@ -259,7 +259,10 @@ def affinity_figure(
     # room between the subtitle and the plot for the horizontal colour bar (enough that the
     # bar needs no margin push: the title would not follow it)
     bar = 75
-    after = {"margin": {"t": head["margin"]["t"] + bar},
+    # above a colour bar that stands on the plot, Plotly stands the title's whole block on the
+    # pad, not its first line (as on every other figure): the subtitle's lines once more on top
+    n_sub = head["title"]["subtitle"]["text"].count("<br>") + 1
+    after = {"margin": {"t": head["margin"]["t"] + bar + 19 * n_sub},
              "title": {"pad": {"b": head["title"]["pad"]["b"] + bar}}}  # fmt: skip
     return figure(traces, layout, title, after=after, **styled)
 
