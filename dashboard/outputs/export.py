@@ -196,6 +196,36 @@ def close_renderer() -> None:
             _renderer = None
 
 
+#: Room (px) between an image's left edge and a title set flush left: on the page the title
+#: lines up with the text above the chart, but an image has no page around it, and a title
+#: against its very edge looked cut.
+IMAGE_TITLE_PAD_PX = 12
+
+
+def framed(fig: Any) -> Any:
+    """The figure to render as an image: ``fig`` itself, or, when its title stands flush at the
+    left edge (our figures: ``x = 0``, anchored left), a copy as a dict with the title (and the
+    subtitle under it) moved :data:`IMAGE_TITLE_PAD_PX` in. Everything else is the figure the
+    page draws.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> framed(go.Figure(layout={"title": {"text": "t", "x": 0, "xanchor": "left"}}))[
+    ...     "layout"]["title"]["pad"]
+    {'l': 12}
+    >>> framed(go.Figure(layout={"title": {"text": "t", "x": 0.5}})).layout.title.pad.l is None
+    True
+    """
+    title = fig.layout.title
+    if not (title and title.text) or (title.x or 0) != 0 or title.xanchor not in ("left", None):
+        return fig
+    spec = fig.to_dict()  # a copy: built figures are shared (dashboard.figures._memo)
+    pad = spec["layout"]["title"].setdefault("pad", {})
+    pad["l"] = max(pad.get("l") or 0, IMAGE_TITLE_PAD_PX)
+    return spec
+
+
 def figure_bytes(
     fig: Any,
     fmt: str = "png",
@@ -214,11 +244,12 @@ def figure_bytes(
         raise ValueError("fmt must be 'png', 'svg' or 'pdf'")
     h = height or int(fig.layout.height or 520)
     opts = {"format": fmt, "width": int(width), "height": h, "scale": float(scale)}
+    spec = framed(fig)
     global _renderer
     with _renderer_lock:
         for attempt in (1, 2):
             try:
-                return _get_renderer(timeout).render(fig, opts)
+                return _get_renderer(timeout).render(spec, opts)
             except ExportUnavailable:
                 raise
             except Exception as exc:  # the browser died or timed out: start a fresh one once

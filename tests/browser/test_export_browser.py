@@ -10,7 +10,7 @@ import pytest
 
 from dashboard.figures.affinity import conn_bars, leakage_heatmap, sre_class_bars
 from dashboard.figures.contingency import contingency_heatmap, sankey
-from dashboard.outputs.export import figure_bytes, static_export_status
+from dashboard.outputs.export import IMAGE_TITLE_PAD_PX, figure_bytes, static_export_status
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +28,8 @@ BOXES = """() => {
                           x1: r.right - root.left, y1: r.bottom - root.top}; });
   return {width: root.width, height: root.height,
           xticks: grab('g.xtick text'), yticks: grab('g.ytick text'),
-          titles: grab('.g-gtitle text, .g-xtitle text, .g-ytitle text')};
+          titles: grab('.g-gtitle text, .g-xtitle text, .g-ytitle text'),
+          heading: grab('.g-gtitle text')};
 }"""
 
 
@@ -78,6 +79,9 @@ def test_long_names_never_overprint_or_get_cut(svg_page, kind) -> None:
         assert b["x1"] <= w + 1 and b["y1"] <= h + 1, (kind, b)
     for axis in ("xticks", "yticks"):
         assert not overlaps(got[axis]), (kind, axis, overlaps(got[axis])[:3])
+    # the title (and its subtitle) clear of the image's left edge, as on the page beside it
+    for b in got["heading"]:
+        assert b["x0"] >= IMAGE_TITLE_PAD_PX - 1, (kind, b)
         shown = [t["text"].replace("\u200b", "") for t in got[axis]]
         assert len(set(shown)) == len(shown), (kind, axis, "labels must tell names apart")
     for title in got["titles"]:  # no title runs into a tick label
