@@ -79,11 +79,11 @@ def test_long_names_never_overprint_or_get_cut(svg_page, kind) -> None:
         assert b["x1"] <= w + 1 and b["y1"] <= h + 1, (kind, b)
     for axis in ("xticks", "yticks"):
         assert not overlaps(got[axis]), (kind, axis, overlaps(got[axis])[:3])
+        shown = [t["text"].replace("\u200b", "") for t in got[axis]]
+        assert len(set(shown)) == len(shown), (kind, axis, "labels must tell names apart")
     # the title (and its subtitle) clear of the image's left edge, as on the page beside it
     for b in got["heading"]:
         assert b["x0"] >= IMAGE_TITLE_PAD_PX - 1, (kind, b)
-        shown = [t["text"].replace("\u200b", "") for t in got[axis]]
-        assert len(set(shown)) == len(shown), (kind, axis, "labels must tell names apart")
     for title in got["titles"]:  # no title runs into a tick label
         assert not overlaps([title, *got["xticks"], *got["yticks"]])[:1] or not [
             o for o in overlaps([title, *got["xticks"], *got["yticks"]]) if title["text"] in o
