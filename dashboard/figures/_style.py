@@ -372,9 +372,14 @@ def style_layout(
     subtitle: str | None = None,
     top_labels_px: int = 0,
     above_plot_px: int = 0,
+    block_on_pad: bool = False,
 ) -> dict[str, Any]:
     """The common layout as a dict: left-aligned title, tight margins, the height (see
-    :func:`style`, which applies it to a figure; :func:`figure` builds one with it)."""
+    :func:`style`, which applies it to a figure; :func:`figure` builds one with it).
+
+    ``block_on_pad``: above a colour bar that stands on the plot (the affinity plot's), Plotly
+    stands the title's whole block on the pad, not its first line: the top margin holds the
+    subtitle's lines once more, or the title would be cut at the figure's top."""
     title, n_title = wrap_words(title, TITLE_CHARS)
     head: dict = {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 17}}
     extra = 22 * (n_title - 1)
@@ -399,7 +404,7 @@ def style_layout(
         "margin": {
             "l": 10,
             "r": 10,
-            "t": 36 + pad,
+            "t": 36 + pad + (19 * n_sub if block_on_pad else 0),
             "b": 10,
         },
     }

@@ -254,15 +254,13 @@ def affinity_figure(
         "plot_bgcolor": "white",
     }
     title = f"Affinity |C| + |C|ᵀ ({'log' if log else 'linear'} colour)"
-    styled = {"height": 760, "subtitle": f"{note}; white = no coefficient (exactly 0)"}
+    styled = {"height": 760, "subtitle": f"{note}; white = no coefficient (exactly 0)",
+              "block_on_pad": True}  # fmt: skip
     head = style_layout(title, **styled)
     # room between the subtitle and the plot for the horizontal colour bar (enough that the
     # bar needs no margin push: the title would not follow it)
     bar = 75
-    # above a colour bar that stands on the plot, Plotly stands the title's whole block on the
-    # pad, not its first line (as on every other figure): the subtitle's lines once more on top
-    n_sub = head["title"]["subtitle"]["text"].count("<br>") + 1
-    after = {"margin": {"t": head["margin"]["t"] + bar + 19 * n_sub},
+    after = {"margin": {"t": head["margin"]["t"] + bar},
              "title": {"pad": {"b": head["title"]["pad"]["b"] + bar}}}  # fmt: skip
     return figure(traces, layout, title, after=after, **styled)
 
