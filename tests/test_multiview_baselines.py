@@ -131,6 +131,11 @@ def test_protocol_unsupervised_selection_uses_no_labels(easy, monkeypatch):
         "chosen without the ground truth (best silhouette of the embedding)",
         "fixed by the authors (k=10)",
     }
+    # every way of choosing has its few words for the page's table (said in full once)
+    from metrics_core.multiview import SELECTED_BY_SHORT
+    from metrics_core.multiview._protocol import BY_TRUTH, FIXED_SSF
+
+    assert set(res.table["selected_by"]) | {BY_TRUTH, FIXED_SSF} == set(SELECTED_BY_SHORT)
     with pytest.raises(ValueError, match="selection"):
         run_protocol(views, y, runs=1, methods=("sc",), selection="oracle")
     with pytest.raises(ValueError, match="unknown method"):

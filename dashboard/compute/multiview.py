@@ -366,26 +366,34 @@ def _run_protocol(
 
 def present(table, notes: list[str], latex: str, runs: int, knn: list[int]) -> dict[str, Any]:
     """The comparison as the page shows it: mean ± std strings (★ the best mean per column),
-    the chosen settings, CSV (formula-escaped) and LaTeX texts."""
-    from metrics_core.multiview import METRIC_KEYS, METRIC_LABELS
+    the chosen settings (how each was chosen in a few words; ``chosen`` maps them to the full
+    text, for a caption), CSV (formula-escaped, the full text) and LaTeX texts."""
+    from metrics_core.multiview import METRIC_KEYS, METRIC_LABELS, SELECTED_BY_SHORT
 
     best = {k: table[f"{k}_mean"].max() for k in METRIC_KEYS}
     shown = []
+    chosen_in_full: dict[str, str] = {}
     for method, r in table.iterrows():
         row: dict[str, Any] = {"method": str(method)}
         for k in METRIC_KEYS:
-            mark = " ★" if np.isclose(r[f"{k}_mean"], best[k]) else ""
-            row[METRIC_LABELS[k]] = f"{r[f'{k}_mean']:.4f} ± {r[f'{k}_std']:.4f}{mark}"
+            # a narrow column breaks the cell before "±" only: the std keeps its sign, the star
+            # its value
+            mark = "\u00a0★" if np.isclose(r[f"{k}_mean"], best[k]) else ""
+            row[METRIC_LABELS[k]] = f"{r[f'{k}_mean']:.4f} ±\u00a0{r[f'{k}_std']:.4f}{mark}"
         shown.append(row)
     for row, (_m, r) in zip(shown, table.iterrows(), strict=True):
         row["setting"] = str(r.get("setting", ""))
-        row["chosen"] = str(r.get("selected_by", ""))
+        how = str(r.get("selected_by", ""))
+        row["chosen"] = SELECTED_BY_SHORT.get(how, how)
+        if row["chosen"] != how:
+            chosen_in_full[row["chosen"]] = how
     csv_rows = [
         {"method": str(m), **{c: (v if isinstance(v, str) else float(v)) for c, v in r.items()}}
         for m, r in table.iterrows()
     ]
     return {
         "shown": shown,
+        "chosen": chosen_in_full,
         "notes": list(notes),
         "csv": export.to_csv(csv_rows),
         "latex": latex,

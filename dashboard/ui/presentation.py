@@ -64,8 +64,25 @@ LAYOUT_RULES = (
     ".cl-table { width: 100%; border-collapse: collapse; font-size: 0.875em; color: inherit; }",
     ".cl-table th { text-align: left; font-weight: 600; padding: 0.45em 0.6em; "
     "border-bottom: 2px solid rgba(128, 128, 128, 0.45); }",
-    ".cl-table td { padding: 0.4em 0.6em; vertical-align: top; overflow-wrap: anywhere; "
+    # Text breaks between words; a word longer than its column only when the column's width is
+    # fixed (widths given). A table too wide for the page scrolls in its box instead: squeezed
+    # to fit 600 px, the Multi-view table's text columns had shown one syllable per line.
+    ".cl-table td { padding: 0.4em 0.6em; vertical-align: top; overflow-wrap: break-word; "
     "border-bottom: 1px solid rgba(128, 128, 128, 0.25); }",
+    ".cl-table td:not(.cl-num) { min-width: 6em; }",
+    # numbers break at their spaces only, and line up digit under digit
+    ".cl-table td.cl-num { overflow-wrap: normal; font-variant-numeric: tabular-nums; }",
+    # a table wider than the page (many columns of unbroken numbers) scrolls in its own box; a
+    # shade at an edge says more columns are there (overlay scroll bars show only while
+    # scrolling): covers that scroll with the table hide each shade once its end is reached
+    ".cl-table-box { max-width: 100%; overflow-x: auto; "
+    "--cl-cover: #ffffff; --cl-shade: rgba(0, 0, 0, 0.18); background: "
+    "linear-gradient(to right, var(--cl-cover) 30%, transparent) left / 3em 100% no-repeat local, "
+    "linear-gradient(to left, var(--cl-cover) 30%, transparent) right / 3em 100% no-repeat local, "
+    "radial-gradient(farthest-side at 0 50%, var(--cl-shade), transparent) "
+    "left / 1em 100% no-repeat scroll, "
+    "radial-gradient(farthest-side at 100% 50%, var(--cl-shade), transparent) "
+    "right / 1em 100% no-repeat scroll; }",
     # boxes that open in the browser (widgets.folded): st.expander's look
     ".cl-fold { border: 1px solid rgba(128, 128, 128, 0.3); border-radius: 0.5rem; "
     "margin-bottom: 0.75rem; }",
@@ -151,6 +168,8 @@ def css(settings: Settings) -> str:
             f"[data-testid='stExpander'] details, .cl-fold, [data-testid='stMetric'] "
             f"{{ background: {p.surface}; border-color: {p.grid}; }}",
             f".stApp code, .stApp pre {{ background: {p.surface}; color: {p.text}; }}",
+            f".cl-table-box {{ --cl-cover: {p.background}; "
+            "--cl-shade: rgba(255, 255, 255, 0.22); }",
             # expander headers, the upload drop zone and KaTeX keep light backgrounds and
             # colours of their own otherwise (found by the browser contrast test)
             f"[data-testid='stExpander'] summary, [data-testid='stExpander'] summary:hover, "

@@ -445,6 +445,9 @@ def _comparison_table(out: dict[str, Any]) -> None:
         f"{out['knn']}; F-measure = class-weighted best-match F-measure, pair F1 = "
         f"pair-counting F1{took}"
     )
+    chosen = out.get("chosen", {})
+    if chosen:
+        ui.note("chosen: " + "; ".join(f"“{short}” = {full}" for short, full in chosen.items()))
     # A static table: every column shows and wraps (a data frame cut "setting" and "chosen"
     # off at the page's width), and the page mounts no data grid on each visit.
     shown = out["shown"]

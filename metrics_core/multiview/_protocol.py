@@ -51,6 +51,19 @@ ALL_METHODS: tuple[str, ...] = tuple(METHODS)
 COREG_LAMBDAS: tuple[float, ...] = (0.01, 0.03, 0.05)  # the authors' advised range
 SWMC_NEIGHBORS: tuple[int, ...] = (5, 10, 15)  # 10: the authors' fixed choice
 SELECTIONS = ("truth", "unsupervised")
+#: How each row's one setting was chosen (the tables' ``selected_by``, said in full)...
+FIXED_SSF = "fixed: the paper's α, β, γ"
+BY_TRUTH = "chosen by the best mean ACC against the ground truth (as Liu, Wang & Qian do)"
+BY_SILHOUETTE = "chosen without the ground truth (best silhouette of the embedding)"
+FIXED_SWMC = "fixed by the authors (k=10)"
+#: ... and in a few words, for a table column repeated on every row (the full text goes in a
+#: caption once).
+SELECTED_BY_SHORT: dict[str, str] = {
+    FIXED_SSF: "fixed (the paper's)",
+    BY_TRUTH: "best ACC against the truth",
+    BY_SILHOUETTE: "best silhouette",
+    FIXED_SWMC: "fixed (the authors')",
+}
 
 
 def _default_metric_fn() -> Callable[[np.ndarray, np.ndarray], dict[str, Any]]:
@@ -306,7 +319,7 @@ def run_protocol(
                     "run": r,
                     "seed": seed,
                     "setting": _fmt_params(params),
-                    "selected_by": "fixed: the paper's α, β, γ",
+                    "selected_by": FIXED_SSF,
                     **sc,
                 }
             )
@@ -483,10 +496,10 @@ def _select(per_setting, selection: str, n_clusters: int) -> tuple[int, str]:
             for _s, _k, _v, recs in per_setting
         ]
         best = max(range(len(per_setting)), key=lambda i: means[i])
-        return best, "chosen by the best mean ACC against the ground truth (as Liu, Wang & Qian do)"
+        return best, BY_TRUTH
     if per_setting[0][1] == "labels":  # SwMC: no embedding to judge; the authors' own choice
         names = [s for s, *_ in per_setting]
-        return (names.index("k=10") if "k=10" in names else 0), "fixed by the authors (k=10)"
+        return (names.index("k=10") if "k=10" in names else 0), FIXED_SWMC
     from sklearn.metrics import silhouette_score
 
     scores = []
@@ -494,7 +507,7 @@ def _select(per_setting, selection: str, n_clusters: int) -> tuple[int, str]:
         labels = kmeans_labels(E, n_clusters, seed=recs[0]["seed"], n_init=1)
         scores.append(silhouette_score(E, labels) if len(np.unique(labels)) > 1 else -1.0)
     best = int(np.argmax(scores))
-    return best, "chosen without the ground truth (best silhouette of the embedding)"
+    return best, BY_SILHOUETTE
 
 
 def _fmt_params(p: dict[str, Any]) -> str:

@@ -1,7 +1,9 @@
 """Layout in chromium at 1,024 and 1,920 px, on the normal page and in presentation mode (light
 and dark): every view draws, nothing is wider than the window (no sideways scrolling, no chart
-cut at the right edge), and presentation mode keeps the pages reachable from the top bar with the
-sidebar gone. Screenshots of every view in every mode go to ``tests/artifacts/layout_*.png``.
+cut at the right edge; a table too wide for the page scrolls in its own box), no number in a
+table is broken across lines, and presentation mode keeps the pages reachable from the top bar
+with the sidebar gone. Screenshots of every view in every mode go to
+``tests/artifacts/layout_*.png``.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ pytestmark = pytest.mark.browser
 WIDTHS = [1024, 1920]
 MODES = ["normal", "presenting-light", "presenting-dark"]
 
-#: What sticks out: the main area's own sideways scroll, every chart, table, image or block
-#: whose right edge passes the main area's, and every figure text past its figure's edge (2 px
-#: of rounding).
-_OVERFLOW_JS = """(main) => {
+#: What sticks out: the main area's own sideways scroll, every chart, table box, image or block
+#: whose right edge passes the main area's, every figure text past its figure's edge (2 px of
+#: rounding), and every number of a static table that is not on one line (the page's text
+#: breaks anywhere to fit a narrow column; at 1,024 px the Sweep table showed "0.0830" as
+#: "0.0", "83" and "0" on three lines). A table wider than its box is fine: the box scrolls.
+_OVERFLOW_JS = r"""(main) => {
   const m = document.querySelector(main);
   if (!m) return ['no main area'];
   const out = [];
@@ -35,16 +39,41 @@ _OVERFLOW_JS = """(main) => {
     out.push(`main area scrolls sideways: ${m.scrollWidth} > ${m.clientWidth} px`);
   const right = Math.min(m.getBoundingClientRect().right, window.innerWidth) + 2;
   const sel = ['[data-testid="stPlotlyChart"]', '.clustlens-chart', '.js-plotly-plot .main-svg',
-    '[data-testid="stDataFrame"]', '[data-testid="stTable"]', 'table.cl-table',
+    '[data-testid="stDataFrame"]', '[data-testid="stTable"]', 'table.cl-table', '.cl-table-box',
     '[data-testid="stImage"]', '[data-testid="stHorizontalBlock"]', '[data-testid="stMetric"]',
     '.cl-metric', 'pre.cl-pre',
     'h1', 'h2', 'h3'].join(',');
   for (const e of m.querySelectorAll(sel)) {
     if (!e.getClientRects().length || e.closest('details:not([open])')) continue;
+    if (e.matches('table') && e.parentElement.matches('.cl-table-box')) continue;  // it scrolls
     const r = e.getBoundingClientRect();
     if (r.width && r.right > right) {
       const id = e.getAttribute('data-testid') || e.getAttribute('class') || e.tagName;
       out.push(`${id} ends at ${Math.round(r.right)} px, window area ends at ${Math.round(right)}`);
+    }
+  }
+  // every number of a static table on one line (a cell may hold a few, broken at spaces)
+  const number = /^[-+\u2212]?(\d[\d,]*(\.\d*)?|\.\d+)([eE][-+\u2212]?\d+)?%?$/;
+  for (const td of m.querySelectorAll('table.cl-table td')) {
+    if (!td.getClientRects().length || td.closest('details:not([open])')) continue;
+    const text = td.textContent.replace(/\u00a0/g, ' ');
+    // numbers only, with the marks that stand between them (widgets.is_number_text)
+    const words = text.split(' ').filter((w) => w);
+    if (!words.some((w) => number.test(w))
+        || !words.every((w) => number.test(w) || '±★–—/×'.includes(w))) continue;
+    const range = document.createRange();
+    const node = td.firstChild;
+    if (!node) continue;
+    let at = 0;
+    for (const word of text.split(' ')) {
+      const start = text.indexOf(word, at);
+      at = start + word.length;
+      if (!/\d/.test(word)) continue;
+      range.setStart(node, start);
+      range.setEnd(node, at);
+      const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (tops.size > 1)
+        out.push(`table number "${word}" broken over ${tops.size} lines`);
     }
   }
   // every text of a figure (titles, subtitles, axis titles, tick labels, colour bars, legend)
