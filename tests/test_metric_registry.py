@@ -76,6 +76,25 @@ def test_public_functions_equal_evaluate(pair) -> None:
 
 
 @settings(max_examples=60, deadline=None)
+@given(labelings, st.sets(st.sampled_from(sorted(REGISTRY)), min_size=1))
+def test_evaluate_of_some_metrics_equals_the_full_call(pair, keys) -> None:
+    """``evaluate(metrics=...)`` computes only what those keys need: the same numbers, exactly
+    (the same kernels on the same table), and nothing else."""
+    t, p = pair
+    full = mc.evaluate(t, p)
+    some = mc.evaluate(t, p, metrics=keys)
+    assert some == {k: full[k] for k in full if k in keys}
+
+
+def test_evaluate_refuses_an_unknown_metric_and_takes_one_key_as_a_string() -> None:
+    with pytest.raises(ValueError, match=r"unknown metric\(s\) \['accuracy'\]; choose from"):
+        mc.evaluate([0, 1], [0, 1], metrics=["acc", "accuracy"])
+    assert mc.evaluate([0, 0, 1], [0, 1, 1], metrics="ari") == {
+        "ari": mc.adjusted_rand_score([0, 0, 1], [0, 1, 1])
+    }
+
+
+@settings(max_examples=60, deadline=None)
 @given(labelings, st.randoms(use_true_random=False))
 def test_bounds_symmetry_and_relabelling(pair, rnd) -> None:
     t, p = pair
