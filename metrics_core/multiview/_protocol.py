@@ -61,7 +61,7 @@ FIXED_SWMC = "fixed by the authors (k=10)"
 #: caption once).
 SELECTED_BY_SHORT: dict[str, str] = {
     FIXED_SSF: "fixed (the paper's)",
-    BY_TRUTH: "best ACC against the truth",
+    BY_TRUTH: "best mean ACC against the truth",
     BY_SILHOUETTE: "best silhouette",
     FIXED_SWMC: "fixed (the authors')",
 }
