@@ -68,7 +68,8 @@ def evaluate(
     metrics : iterable of str, optional
         Only these partition metrics (keys of :data:`metrics_core.METRICS`), and only what they
         need computed: ``metrics=("acc", "nmi")`` skips the matching's F-measures, the pair
-        counts and AMI's expected MI. Same values as the full call. Default: all of them.
+        counts and AMI's expected MI. Same values as the full call. Default: all of them. SRE
+        and CONN come with ``coef`` whatever it says.
 
     Examples
     --------

@@ -69,7 +69,8 @@ SELECTED_BY_SHORT: dict[str, str] = {
 
 def _default_metric_fn() -> Callable[[np.ndarray, np.ndarray], dict[str, Any]]:
     """:func:`metrics_core.evaluate` of the tables' metrics only: the protocol scores ~100
-    labelings, and the full suite's E[MI] and pair counts it never shows were 3/4 of it."""
+    labelings, and the full suite's E[MI] and pair counts it never shows were 3/4 of their
+    scoring time."""
     from metrics_core import evaluate
 
     return partial(evaluate, metrics=METRIC_KEYS)
@@ -271,7 +272,8 @@ def run_protocol(
     kmeans_n_init : int
         k-means restarts inside one SC run (the run's seed seeds them).
     metric_fn : callable, optional
-        ``(labels_true, labels_pred) -> dict``; default :func:`metrics_core.evaluate`.
+        ``(labels_true, labels_pred) -> dict`` holding :data:`METRIC_KEYS`; default
+        :func:`metrics_core.evaluate` of those metrics alone.
     progress : callable, optional
         Called with a short message after every step.
     selection : {"truth", "unsupervised"}

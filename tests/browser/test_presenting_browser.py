@@ -28,9 +28,9 @@ MODES = ["normal", "presenting-light", "presenting-dark"]
 
 #: What sticks out: the main area's own sideways scroll, every chart, table box, image or block
 #: whose right edge passes the main area's, every figure text past its figure's edge (2 px of
-#: rounding), and every number of a static table that is not on one line (the page's text
-#: breaks anywhere to fit a narrow column; at 1,024 px the Sweep table showed "0.0830" as
-#: "0.0", "83" and "0" on three lines). A table wider than its box is fine: the box scrolls.
+#: rounding), and every number of a static table that is not on one line (squeezed to fit
+#: 1,024 px, the Sweep table had shown "0.0830" as "0.0", "83" and "0" on three lines). A table
+#: wider than its box is fine: the box scrolls.
 _OVERFLOW_JS = r"""(main) => {
   const m = document.querySelector(main);
   if (!m) return ['no main area'];
