@@ -137,7 +137,9 @@ def test_summary_has_metric_table_predictions_and_downloads():
     assert list(per_pred["prediction"])[-2:] == ["mean", "std"]
     assert len(per_pred) == 4
     assert at.checkbox(key="runs_one_method").value is True
-    assert any("±" in t.value for t in at.text)
+    # "ACC 0.698 ± 0.018; …": each metric's name, mean, ± and std held together (non-breaking)
+    line = next(t.value for t in at.text if "±" in t.value)
+    assert re.search(r"ACC\u00a00\.\d{3}\u00a0±\u00a00\.\d{3}; ", line), line
     assert len(at.main.get("download_button")) == 2  # the sidebar has "Save session"
 
 

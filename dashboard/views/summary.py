@@ -266,7 +266,8 @@ def render() -> None:
                 pm = compute.mean_pm_std(results, keys)
                 st.text(
                     f"{mean_std_caption(len(results))}: "
-                    + "; ".join(f"{column_label(k)} {pm[k]}" for k in pm)
+                    # one metric never wraps inside itself ("pair F1 0.755 ± 0.015")
+                    + "; ".join(f"{column_label(k)} {pm[k]}".replace(" ", "\u00a0") for k in pm)
                 )
             ui.chart(
                 metrics_compare(results, keys[:6], {k: column_label(k) for k in keys}),
