@@ -182,10 +182,9 @@ def comparison(
 
 
 def mean_pm_std(results: dict[str, dict[str, Any]], keys: list[str]) -> dict[str, str]:
-    """``"0.812 ± 0.021"`` per key over the predictions, its spaces non-breaking (a line of
-    them wraps between two metrics, never between a mean and its ±)."""
+    """``"0.812 ± 0.021"`` per key over the predictions."""
     ms = mean_std(list(results.values()), keys)
-    return {k: f"{v.mean:.3f}\u00a0±\u00a0{v.std:.3f}" for k, v in ms.items()}
+    return {k: f"{v.mean:.3f} ± {v.std:.3f}" for k, v in ms.items()}
 
 
 def exports(
