@@ -277,14 +277,15 @@ def test_the_warm_up_makes_way_for_page_runs():
     import time
 
     import dashboard.inputs._build as build
+    from dashboard.session import scripts
 
-    assert not build.script_running() and build.wait_quiet(timeout_s=1.0, idle_s=0.05)
+    assert not scripts.building() and build.wait_quiet(timeout_s=1.0, idle_s=0.05)
     assert build.wait_quiet(timeout_s=0.1, idle_s=0.5) is False  # not quiet long enough yet
     release = threading.Event()
-    run = threading.Thread(target=release.wait, name=build.SCRIPT_THREAD, daemon=True)
+    run = threading.Thread(target=release.wait, name=scripts.SCRIPT_THREAD, daemon=True)
     run.start()
     try:
-        assert build.script_running()
+        assert scripts.building()
         assert build.wait_quiet(timeout_s=0.1) is False  # still building: timed out
         threading.Timer(0.1, release.set).start()
         t0 = time.monotonic()
@@ -296,15 +297,46 @@ def test_the_warm_up_makes_way_for_page_runs():
     assert list(build.SKLEARN_STEPS)[-1] == "sklearn.cluster"
 
 
+def test_the_warm_up_sleeps_through_a_page_run(monkeypatch):
+    """While a page is being built, a warm-up step blocks until the run ends instead of
+    looking every ``poll_s`` (each look took the interpreter lock from the page's computing:
+    ~500 of them during the demo's 2.5-s "Run comparison")."""
+    import threading
+
+    import dashboard.inputs._build as build
+    from dashboard.session import scripts
+
+    release = threading.Event()
+    run = threading.Thread(target=release.wait, name=scripts.SCRIPT_THREAD, daemon=True)
+    run.start()
+    looks: list[int] = []
+    real, me = threading.enumerate, threading.current_thread()
+
+    def counted() -> list[threading.Thread]:
+        if threading.current_thread() is me:  # not other tests' threads
+            looks.append(1)
+        return real()
+
+    monkeypatch.setattr(threading, "enumerate", counted)
+    try:
+        threading.Timer(0.4, release.set).start()
+        assert build.wait_quiet(timeout_s=5.0, poll_s=0.005, idle_s=0.0) is True
+        assert not run.is_alive()
+    finally:
+        release.set()
+        run.join()
+    assert len(looks) <= 5, f"{len(looks)} looks while one page was built for 0.4 s"
+
+
 def test_streamlit_still_names_its_script_thread_so():
     """Should a Streamlit release rename it, the warm-up would stop making way, silently."""
     import inspect
 
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
-    import dashboard.inputs._build as build
+    from dashboard.session import scripts
 
-    assert f'"{build.SCRIPT_THREAD}"' in inspect.getsource(ScriptRunner)
+    assert f'"{scripts.SCRIPT_THREAD}"' in inspect.getsource(ScriptRunner)
 
 
 def test_the_model_imports_hurry_once_a_model_page_is_opened():
@@ -369,16 +401,19 @@ def test_the_warm_up_imports_fits_once_reads_the_hw_views_then_starts_the_fork_s
 def test_the_warm_up_fit_runs_the_code_a_run_takes(monkeypatch):
     """first_fit goes through the sweep's runner with the registry's first model (the Sweep
     page's default) and finishes without error (the warm-up would swallow one, silently)."""
+    import threading
+
     import dashboard.inputs._build as build
     import metrics_core.sweep as sweep
     from metrics_core.models import MODELS
 
     seen = []
-    real = sweep.run_sweep
+    real, me = sweep.run_sweep, threading.current_thread()
 
     def spy(*args, **kwargs):
         res = real(*args, **kwargs)
-        seen.append((args[2], res.errors, len(res.rows)))
+        if threading.current_thread() is me:  # not a warm-up thread an earlier test started
+            seen.append((args[2], res.errors, len(res.rows)))
         return res
 
     monkeypatch.setattr(sweep, "run_sweep", spy)

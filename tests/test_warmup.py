@@ -27,7 +27,7 @@ def fresh(monkeypatch):
     warmup._done.set()
     monkeypatch.setattr(warmup, "_started", threading.Lock())
     # the full-collection thread changes the process's thresholds: not in the test process
-    monkeypatch.setattr(warmup.heap, "start", lambda building: False)
+    monkeypatch.setattr(warmup.heap, "start", lambda *_a: False)
     return warmup
 
 
@@ -99,7 +99,7 @@ def test_start_waits_for_the_runtime_then_imports_and_releases_waiters(fresh, mo
 
     monkeypatch.setattr(fresh.importlib, "import_module", record)
     monkeypatch.setattr(fresh, "_exercise", lambda: imported.append("first figure and table"))
-    monkeypatch.setattr(fresh.heap, "start", lambda building: imported.append("collector"))
+    monkeypatch.setattr(fresh.heap, "start", lambda *_a: imported.append("collector"))
     assert fresh.start() is True
     assert fresh.start() is False  # once per process
     assert fresh.wait(timeout=0.2) is False and imported == []  # the server is not up yet
@@ -257,3 +257,79 @@ def test_the_collector_runs_full_collections_in_pauses_only(monkeypatch):
         stop.set()
         thread.join(5)
     assert gc.get_threshold() == before
+
+
+def test_the_collector_sleeps_through_a_page_run(monkeypatch):
+    """While a page is being built, the collector's thread blocks in ``wait_built`` until the
+    run ends instead of looking every POLL_S (each look took the interpreter lock from the
+    page's computing); an overdue collection still runs on time meanwhile."""
+    from dashboard.session import heap
+
+    monkeypatch.setattr(heap, "POLL_S", 0.005)
+    monkeypatch.setattr(heap, "ROUNDS", 0)
+    monkeypatch.setattr(heap, "_collect", lambda: 0)
+    built = threading.Event()
+    looks: list[float] = []
+
+    def building() -> bool:
+        looks.append(1.0)
+        return not built.is_set()
+
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=heap._run,
+        kwargs={"pages_building": building, "stop": stop, "wait_built": built.wait},
+    )
+    thread.start()
+    try:
+        threading.Event().wait(0.4)  # a page built for 0.4 s: ~80 looks at 5 ms before
+        assert len(looks) <= 5, f"{len(looks)} looks while one page was built"
+    finally:
+        built.set()
+        stop.set()
+        thread.join(5)
+
+
+def test_an_overdue_collection_runs_during_a_long_page_run(monkeypatch):
+    from dashboard.session import heap
+
+    monkeypatch.setattr(heap, "POLL_S", 0.005)
+    monkeypatch.setattr(heap, "ROUNDS", 0)
+    monkeypatch.setattr(heap, "OVERDUE_S", 0.1)
+    runs: list[int] = []
+    monkeypatch.setattr(heap, "_collect", lambda: runs.append(1) or 0)
+    built = threading.Event()
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=heap._run,
+        kwargs={"pages_building": lambda: not built.is_set(), "stop": stop,
+                "wait_built": built.wait},
+    )  # fmt: skip
+    thread.start()
+    try:
+        threading.Event().wait(0.5)
+        assert runs, "no collection although one was overdue"
+    finally:
+        built.set()
+        stop.set()
+        thread.join(5)
+
+
+def test_streamlit_does_not_poll_its_config_files(monkeypatch):
+    """Streamlit looks at its config files every 0.2 s from pool threads whatever the file
+    watcher setting; the launcher turns that off (``dashboard.launch.no_config_file_polling``).
+    Should a Streamlit release stop polling or rename the step, this test says so."""
+    from streamlit.web import bootstrap
+
+    from dashboard import launch
+
+    watched: list[str] = []
+    monkeypatch.setattr(bootstrap, "watch_file", lambda path, *_a, **_k: watched.append(path))
+    original = bootstrap._install_config_watchers
+    original({})
+    assert watched, "this Streamlit no longer watches its config files: drop the patch"
+    watched.clear()
+    monkeypatch.setattr(bootstrap, "_install_config_watchers", original)  # undone after
+    assert launch.no_config_file_polling() is True
+    bootstrap._install_config_watchers({})
+    assert watched == []

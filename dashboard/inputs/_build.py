@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 import streamlit as st
 
-from dashboard.session import budget
+from dashboard.session import budget, scripts
 from dashboard.session.state import Input, sha256
 from metrics_core.validation import ClustlensInputError, check_coef
 
@@ -370,8 +370,6 @@ SKLEARN_STEPS: tuple[str, ...] = (
     "sklearn.neighbors",
     "sklearn.cluster",
 )
-#: The name of the thread Streamlit runs a script in (one per run).
-SCRIPT_THREAD = "ScriptRunner.scriptThread"
 #: Longest the warm-up makes way for page runs before a step (then it goes ahead anyway).
 QUIET_WAIT_S = 30.0
 #: How long no page must have been built before a warm-up step starts: a page's script ends
@@ -387,11 +385,6 @@ FORK_SERVER_IDLE_S = 2.0
 _MODELS_WANTED = threading.Event()
 
 
-def script_running() -> bool:
-    """Whether a page is being built (a Streamlit script run of any session is in progress)."""
-    return any(t.name == SCRIPT_THREAD and t.is_alive() for t in threading.enumerate())
-
-
 def wait_quiet(
     timeout_s: float = QUIET_WAIT_S,
     poll_s: float = 0.02,
@@ -399,14 +392,16 @@ def wait_quiet(
     hurry: threading.Event | None = None,
 ) -> bool:
     """Wait until no page has been built for ``idle_s`` seconds — or, once ``hurry`` is set,
-    until none is being built; False if ``timeout_s`` passed first."""
+    until none is being built; False if ``timeout_s`` passed first. While a page is being built
+    this thread sleeps until it is (:func:`dashboard.session.scripts.wait_built`); it looks
+    every ``poll_s`` only while none is."""
     import time
 
     deadline = time.monotonic() + timeout_s
     quiet_since: float | None = None
     while True:
         now = time.monotonic()
-        if script_running():
+        if scripts.building():
             quiet_since = None
         elif quiet_since is None:
             quiet_since = now
@@ -416,7 +411,10 @@ def wait_quiet(
             return True
         if now >= deadline:
             return False
-        time.sleep(poll_s)
+        if quiet_since is None:
+            scripts.wait_built(deadline - now)
+        else:
+            time.sleep(poll_s)
 
 
 def models_wanted() -> None:

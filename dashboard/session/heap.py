@@ -75,18 +75,28 @@ def _collect() -> int:
     return gc.collect()
 
 
-def start(pages_building: Callable[[], bool]) -> bool:
+def start(
+    pages_building: Callable[[], bool], wait_built: Callable[[float], object] | None = None
+) -> bool:
     """Move full collections to quiet moments (see the module), once per process;
-    ``pages_building`` tells whether a page is being built. False if already started."""
+    ``pages_building`` tells whether a page is being built, ``wait_built(timeout_s)`` blocks
+    until none is (:mod:`dashboard.session.scripts`). False if already started."""
     if not _started.acquire(blocking=False):
         return False
     threading.Thread(
-        target=_run, args=(pages_building,), name="clustlens-full-gc", daemon=True
+        target=_run,
+        kwargs={"pages_building": pages_building, "wait_built": wait_built},
+        name="clustlens-full-gc",
+        daemon=True,
     ).start()
     return True
 
 
-def _run(pages_building: Callable[[], bool], stop: threading.Event | None = None) -> None:
+def _run(
+    pages_building: Callable[[], bool],
+    stop: threading.Event | None = None,
+    wait_built: Callable[[float], object] | None = None,
+) -> None:
     stop = stop or threading.Event()
     young, middle, own = gc.get_threshold()
     gc.set_threshold(young, middle, _NEVER)
@@ -94,6 +104,10 @@ def _run(pages_building: Callable[[], bool], stop: threading.Event | None = None
         last_full = time.monotonic()
         quiet_since: float | None = None
         while not stop.wait(POLL_S):
+            if wait_built is not None and pages_building():
+                # Sleep through the page's run, not look every POLL_S: each look takes the
+                # interpreter lock from the page's computing. Woken in time for an overdue one.
+                wait_built(max(0.0, last_full + OVERDUE_S - time.monotonic()))
             now = time.monotonic()
             if pages_building():
                 quiet_since = None

@@ -19,7 +19,7 @@ import logging
 import threading
 import time
 
-from dashboard.session import heap
+from dashboard.session import heap, scripts
 
 #: What the first page (Summary, the demo loaded) imports, heaviest first; the dashboard's own
 #: modules last (they need the runtime only at call time, and it exists by then).
@@ -172,8 +172,6 @@ def _run() -> None:
         _log.debug("warm-up imports took %.2f s", time.perf_counter() - t0)
         # from now on full collections wait for a pause (dashboard.session.heap); started
         # after the imports, so that none runs beside them while the first page waits
-        from dashboard.inputs._build import script_running
-
-        heap.start(script_running)
+        heap.start(scripts.building, scripts.wait_built)
     finally:
         _done.set()
