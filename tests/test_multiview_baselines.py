@@ -142,6 +142,21 @@ def test_protocol_unsupervised_selection_uses_no_labels(easy, monkeypatch):
         run_protocol(views, y, runs=1, methods=("mvsc",))
 
 
+@pytest.mark.parametrize(
+    "methods", [None, ("ssf",), ("sc", "swmc"), ("sc_avg", "coreg_centroid", "sc_avg")]
+)
+def test_protocol_steps_counts_every_progress_report(easy, methods):
+    """The Multi-view page's progress bar takes its total from ``protocol_steps``: it must be
+    the number of reports the run makes, or the bar stops short of its end or runs past it."""
+    from metrics_core.multiview import ALL_METHODS, protocol_steps
+
+    views, y = easy
+    said: list[str] = []
+    run_protocol(views, y, runs=2, methods=methods or ALL_METHODS, knn_grid=(5,),
+                 progress=said.append)  # fmt: skip
+    assert len(said) == protocol_steps(2, len(views), methods or ALL_METHODS)
+
+
 # ------------------------------------------------------------------------------ F-measure
 def test_f_measure_is_the_papers_class_cluster_matching_f():
     # The paper's F-score: per class, the best F over clusters (harmonic mean of precision

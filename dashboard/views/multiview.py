@@ -405,20 +405,32 @@ def _protocol_section(
             def run_later() -> None:
                 with slot:
                     status = st.empty()
+                    # a bar that says how far the run is, not a spinner: a spinner turns at 60
+                    # frames a second for the whole run, drawn by the browser on the same cores
+                    from metrics_core.multiview import protocol_steps  # the Run imports it
+
+                    total = protocol_steps(cfg["runs"], len(data.view_names))
+                    steps = [0]
+                    bar = status.progress(
+                        0.0, text=f"running the protocol ({cfg['runs']} runs): 0 of {total} steps"
+                    )
 
                     def progress(message: str) -> None:
-                        status.caption(ui.md_escape(f"running: {message}"))
+                        steps[0] += 1
+                        bar.progress(
+                            min(steps[0] / total, 1.0),
+                            text=ui.md_escape(f"{steps[0]} of {total} steps — {message}"),
+                        )
 
                     began = time.perf_counter()
-                    with st.spinner(f"running the protocol ({cfg['runs']} runs) …"):
-                        done = cm.protocol(
-                            data,
-                            runs=cfg["runs"],
-                            params=params,
-                            knn=KNN_CHOICES[cfg["knn"]][1],
-                            selection=cfg.get("selection", "truth"),
-                            progress=progress,
-                        )
+                    done = cm.protocol(
+                        data,
+                        runs=cfg["runs"],
+                        params=params,
+                        knn=KNN_CHOICES[cfg["knn"]][1],
+                        selection=cfg.get("selection", "truth"),
+                        progress=progress,
+                    )
                     # what this server took, said under the table (the shipped table says
                     # what its own computing took)
                     done = {**done, "seconds_here": time.perf_counter() - began}

@@ -225,6 +225,21 @@ def latex_table(table: pd.DataFrame, *, digits: int = 4, caption: str = "") -> s
     )
 
 
+def protocol_steps(runs: int, n_views: int, methods: Sequence[str] = ALL_METHODS) -> int:
+    """How many steps :func:`run_protocol` reports to its ``progress`` callback: one per SSF run
+    and one per baseline row (``"sc"`` has one row per view), for a progress bar's total.
+
+    Examples
+    --------
+    >>> protocol_steps(3, 6)  # 3 SSF runs + 6 SC_<view> + SC_avg, SC_concat, AMGL, SwMC, 2 Co-reg
+    15
+    >>> protocol_steps(20, 2, methods=("ssf", "sc"))
+    22
+    """
+    per_method = {"ssf": int(runs), "sc": int(n_views)}
+    return sum(per_method.get(m, 1) for m in dict.fromkeys(methods))
+
+
 def run_protocol(
     views: Sequence[np.ndarray],
     labels: np.ndarray,
@@ -275,7 +290,7 @@ def run_protocol(
         ``(labels_true, labels_pred) -> dict`` holding :data:`METRIC_KEYS`; default
         :func:`metrics_core.evaluate` of those metrics alone.
     progress : callable, optional
-        Called with a short message after every step.
+        Called with a short message after every step (:func:`protocol_steps` of them).
     selection : {"truth", "unsupervised"}
         How a baseline's one reported setting (k-NN size, co-regularisation λ) is picked from
         its grid: ``"truth"``, the best mean ACC against the ground truth — what the seed paper

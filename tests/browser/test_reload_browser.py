@@ -7,6 +7,7 @@ next computation must run, and the server must stay healthy.
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -32,7 +33,9 @@ def test_reload_mid_computation_leaves_the_session_usable(page, streamlit_server
              .getAttribute('data-test-script-state') === 'running'""",
         timeout=30_000,
     )
-    page.get_by_text("running:", exact=False).first.wait_for(timeout=60_000)
+    # its progress bar counts the steps done ("3 of 15 steps — SSF run 2 ...")
+    bar = page.locator(f'{MAIN} [data-testid="stProgress"]').first
+    bar.get_by_text(re.compile(r"[1-9]\d* of \d+ steps")).first.wait_for(timeout=60_000)
     time.sleep(1.0)
     page.reload()
     page.locator(f"{MAIN} h1").first.wait_for(timeout=60_000)
