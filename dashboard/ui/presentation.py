@@ -83,6 +83,13 @@ LAYOUT_RULES = (
     "left / 1em 100% no-repeat scroll, "
     "radial-gradient(farthest-side at 100% 50%, var(--cl-shade), transparent) "
     "right / 1em 100% no-repeat scroll; }",
+    # A button's label wraps rather than being cut: Streamlit ends a label too long for its
+    # column with "…", and at 1,024 px "Run comparison" read "Run co…" and the Multi-view
+    # downloads "Download tab…".
+    ".stApp button [data-testid='stMarkdownContainer'] { white-space: normal; overflow: visible; "
+    "text-overflow: clip; min-width: 0; }",
+    ".stApp button [data-testid='stMarkdownContainer'] p { white-space: normal; }",
+    ".stApp [data-testid='stMain'] button { max-width: 100%; }",
     # boxes that open in the browser (widgets.folded): st.expander's look
     ".cl-fold { border: 1px solid rgba(128, 128, 128, 0.3); border-radius: 0.5rem; "
     "margin-bottom: 0.75rem; }",

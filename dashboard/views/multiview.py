@@ -290,7 +290,7 @@ def _open_ssf(data: cm.MVData, res: dict[str, Any]) -> None:
 
 def _open_section(s: state.AppState, data: cm.MVData, res: dict[str, Any]) -> None:
     """Put SSF's labels, with S as their own C, into every Evaluate view."""
-    c1, c2 = st.columns([2, 5], vertical_alignment="center")
+    c1, c2 = st.columns([3, 4], vertical_alignment="center")
     c1.button("Open SSF's result in every view", key="mv_open", on_click=_open_ssf,
               args=(data, res),
               help="ground truth = these labels; prediction = SSF's clusters, carrying the "
@@ -322,7 +322,8 @@ def _protocol_controls(s: state.AppState) -> None:
     )
     if not box.open:
         return
-    c1, c2, c4, c3 = box.columns([1, 2, 2, 1], vertical_alignment="bottom")
+    # the Run button on a row of its own: beside three fields it had ~90 px at 1,024 px
+    c1, c2, c4 = box.columns([1, 2, 2], vertical_alignment="bottom")
     runs = int(
         c1.number_input("runs", 1, 20, DEFAULT_RUNS, key=K_RUNS, help="the paper uses 20", **KEEP)
     )
@@ -343,7 +344,7 @@ def _protocol_controls(s: state.AppState) -> None:
         "truth, which flatters them; 'without labels' picks the best silhouette instead.",
         **KEEP,
     )
-    if c3.button("Run comparison", key="mv_proto_run", type="primary"):
+    if box.button("Run comparison", key="mv_proto_run", type="primary"):
         s.multiview.protocol = {"runs": runs, "knn": knn, "selection": selection}
 
 
@@ -473,11 +474,12 @@ def _comparison_table(out: dict[str, Any]) -> None:
     if notes.open:
         with notes:
             st.markdown("\n".join(f"- {ui.md_escape(n)}" for n in out.get("notes", [])))
-    d1, d2, _ = st.columns([1, 1, 3])
-    d1.download_button(
+    # side by side at their own widths (in fixed columns they were cut at 1,024 px)
+    row = st.container(horizontal=True)
+    row.download_button(
         "Download table (CSV)", out["csv"], "clustlens_multiview.csv", "text/csv", key="mv_csv"
     )
-    d2.download_button(
+    row.download_button(
         "Download table (LaTeX)",
         out["latex"],
         "clustlens_multiview.tex",

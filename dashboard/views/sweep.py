@@ -580,7 +580,7 @@ def _open_controls(run, rows, swept, best, color_by) -> None:
         extra = f" · {LABELS.get(color_by, color_by)} {val:.3f}" if isinstance(val, float) else ""
         return name + extra + (" (best)" if pos == best else "")
 
-    c1, c2 = st.columns([3, 2])
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     pos = c1.selectbox("Setting", positions, format_func=label, key=key)
     c2.button(
         "Open in Summary, Contingency and Affinity",

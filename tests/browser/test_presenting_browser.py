@@ -41,7 +41,7 @@ _OVERFLOW_JS = r"""(main) => {
   const sel = ['[data-testid="stPlotlyChart"]', '.clustlens-chart', '.js-plotly-plot .main-svg',
     '[data-testid="stDataFrame"]', '[data-testid="stTable"]', 'table.cl-table', '.cl-table-box',
     '[data-testid="stImage"]', '[data-testid="stHorizontalBlock"]', '[data-testid="stMetric"]',
-    '.cl-metric', 'pre.cl-pre',
+    '.cl-metric', 'pre.cl-pre', 'button',
     'h1', 'h2', 'h3'].join(',');
   for (const e of m.querySelectorAll(sel)) {
     if (!e.getClientRects().length || e.closest('details:not([open])')) continue;
@@ -74,6 +74,17 @@ _OVERFLOW_JS = r"""(main) => {
       const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
       if (tops.size > 1)
         out.push(`table number "${word}" broken over ${tops.size} lines`);
+    }
+  }
+  // every button's and link's label whole: Streamlit ends a label too long for its column with
+  // "…" (at 1,024 px "Run comparison" read "Run co…", the Multi-view downloads "Download tab…")
+  for (const b of m.querySelectorAll('button, a')) {
+    if (!b.getClientRects().length || b.closest('details:not([open])')) continue;
+    if (b.matches('button') && b.scrollWidth > b.clientWidth + 1)
+      out.push(`label "${b.innerText.trim().slice(0, 40)}" wider than its button`);
+    for (const e of b.querySelectorAll('*')) {
+      if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).textOverflow === 'ellipsis')
+        out.push(`label "${b.innerText.trim().slice(0, 40)}" cut short`);
     }
   }
   // every text of a figure (titles, subtitles, axis titles, tick labels, colour bars, legend)
@@ -135,6 +146,11 @@ def test_every_view_fits_the_window(page, streamlit_server, width, mode) -> None
     failures = []
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for title in each_view(page, streamlit_server.url, mode):
+        if title == "Multi-view":  # its Run button is built in a box, when opened
+            box = page.get_by_test_id("stExpander").filter(has_text="Recompute it")
+            with expect_rerun(page):
+                box.locator("summary").first.click()
+            box.get_by_role("button", name="Run comparison").wait_for()
         found = overflow(page)
         if found:
             failures.append(f"{title} ({mode}, {width} px): " + "; ".join(found[:8]))
