@@ -19,7 +19,7 @@ def no_config_file_polling() -> bool:
     reload its options when one changes. ``clustlens dashboard`` gives every option that
     matters as a flag (:func:`dashboard.cli._serve.command`), so all that is lost is a
     config file edited while the server runs being read before the next start. Each look took
-    the interpreter lock from the page being computed: ~200 of the ~1,250 wake-ups of the
+    the interpreter lock from the page being computed: ~230 of the ~1,250 wake-ups of the
     server's other threads during the demo's "Run comparison" (:mod:`dashboard.session.scripts`).
     """
     from streamlit.web import bootstrap

@@ -406,8 +406,8 @@ def _protocol_section(
             def run_later() -> None:
                 with slot:
                     status = st.empty()
-                    # a bar that says how far the run is, not a spinner: a spinner turns at 60
-                    # frames a second for the whole run, drawn by the browser on the same cores
+                    # a bar that says how far the run is (a spinner only said that it ran, and
+                    # turned at 60 frames a second for minutes on HW's 20 runs)
                     from metrics_core.multiview import protocol_steps  # the Run imports it
 
                     total = protocol_steps(cfg["runs"], len(data.view_names))
