@@ -368,9 +368,9 @@ def test_the_model_imports_hurry_once_a_model_page_is_opened():
 def test_the_warm_up_imports_fits_once_reads_the_hw_views_then_starts_the_fork_server(
     monkeypatch,
 ):
-    """Its steps, in order: scikit-learn's k-means, one fit (:func:`first_fit`), the six HW
-    views (the demo pages' first Run reads them: the pages open on shipped results), then the
-    fork server."""
+    """Its steps, in order: scikit-learn's k-NN graphs and k-means, one fit
+    (:func:`first_fit`), the six HW views (the demo pages' first Run reads them: the pages open
+    on shipped results), then the fork server."""
     import threading
 
     import dashboard.inputs._build as build

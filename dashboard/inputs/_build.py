@@ -427,12 +427,12 @@ def models_wanted() -> None:
 def first_fit() -> None:
     """Fit, cluster and score twelve points once, through the code a Run takes (the sweep's
     first model, spectral clustering with k-means, the affinity diagnostics), so that the first
-    Run does not pay what only a first call costs: scikit-learn's k-means inspects the BLAS
-    and OpenMP libraries the process has loaded (threadpoolctl, ~20 ms of file-system calls),
-    and the affinity diagnostics are imported. The served dashboard's first "Run sweep" took
-    31-68 ms for the first of its 11 settings (seven fresh servers) and 10-22 ms for each of the
-    others; with this fit 17-67 ms (median ~29 ms against ~40, four servers each). The fit
-    itself takes ~50 ms the first time and ~7 ms after."""
+    Run does not pay what only a first call costs: the modules a Run imports (the affinity
+    diagnostics among them) and their first calls. In a fresh process the fit takes ~45 ms the
+    first time and ~3 ms after. (With scikit-learn's k-means, which inspected the BLAS and
+    OpenMP libraries on its first call, the served dashboard's first "Run sweep" took 31-68 ms
+    for the first of its 11 settings and 17-67 ms with this fit.) It imports no scikit-learn:
+    up to 1,500 points k-means is :func:`metrics_core.models.kmeans`'s own."""
     import numpy as np
 
     from metrics_core.models import MODELS
@@ -444,11 +444,11 @@ def first_fit() -> None:
 
 
 def warm_up_worker() -> bool:
-    """In the background, once per process: import scikit-learn's k-means for the first sweep
-    or comparison and fit once (:func:`first_fit`), read the HW views (the demo's data: the
-    Sweep and Multi-view pages open on shipped results and read them on their first Run), then
-    start the upload worker's fork server, so neither the first Run nor the first upload waits
-    for them.
+    """In the background, once per process: import what a first comparison or a large sweep
+    needs of scikit-learn (its k-NN graphs; its k-means beyond 1,500 points) and fit once
+    (:func:`first_fit`), read the HW views (the demo's data: the Sweep and Multi-view pages open
+    on shipped results and read them on their first Run), then start the upload worker's fork
+    server, so neither the first Run nor the first upload waits for them.
 
     An import holds the interpreter while it runs (scipy.stats alone 0.3 s, in one piece): a
     page opened meanwhile was built at half speed (the Multi-view page's first visit took 1.3 s

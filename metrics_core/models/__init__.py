@@ -2,11 +2,13 @@
 
 Every model maps data ``X`` (N points as rows) to a coefficient matrix ``C`` (N x N, row ``i``
 represents point ``i``, zero diagonal) through :func:`fit_coef`; :func:`spectral_clustering`
-turns ``C`` into predicted labels. UI-free: numpy, scipy and scikit-learn only.
+turns ``C`` into predicted labels with :func:`kmeans` (scikit-learn's k-means labels, restarts
+run side by side). UI-free: numpy and scipy only.
 """
 
 from metrics_core.models._common import CoefResult, ParamSpec, check_data, normalize_rows
 from metrics_core.models._ensc import ensc
+from metrics_core.models._kmeans import KMeansResult, kmeans
 from metrics_core.models._knn import knn_affinity
 from metrics_core.models._lsr import LSRPath, lsr, lsr_objective, lsr_path
 from metrics_core.models._registry import MODELS, ModelSpec, fit_coef, get_model
@@ -21,6 +23,7 @@ from metrics_core.models._ssc_omp import ssc_omp
 __all__ = [
     "MODELS",
     "CoefResult",
+    "KMeansResult",
     "LSRPath",
     "ModelSpec",
     "ParamSpec",
@@ -30,6 +33,7 @@ __all__ = [
     "ensc",
     "fit_coef",
     "get_model",
+    "kmeans",
     "knn_affinity",
     "lsr",
     "lsr_objective",

@@ -3,7 +3,8 @@
 Normalised spectral clustering (Ng, Jordan & Weiss 2001), as in the SSC / EnSC / SSC-OMP codes:
 the ``K`` leading eigenvectors of ``D^{-1/2} W D^{-1/2}`` (equivalently the bottom ones of the
 normalised Laplacian ``I - D^{-1/2} W D^{-1/2}``), each row scaled to unit length, then k-means
-with ``n_init`` restarts (scikit-learn ``KMeans``, ``random_state=seed``). Points of zero degree
+with ``n_init`` restarts (:func:`metrics_core.models.kmeans`: scikit-learn's ``KMeans`` with
+``random_state=seed``, its labels, restarts run side by side). Points of zero degree
 get a zero embedding row.
 
 Eigensolver: dense ``eigh`` below ``dense_below`` points; beyond, ARPACK ``eigsh`` (start vector
@@ -22,6 +23,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from metrics_core.models._kmeans import kmeans
 from metrics_core.validation._errors import ClustlensInputError
 
 
@@ -224,17 +226,15 @@ def _finish(
     isolated: np.ndarray,
     solver: str,
 ) -> SpectralResult:
-    from sklearn.cluster import KMeans
-
-    km = KMeans(n_clusters=k, n_init=n_init, random_state=seed).fit(emb)
+    km = kmeans(emb, k, seed=seed, n_init=n_init)
     return SpectralResult(
-        labels=km.labels_.astype(np.int64),
+        labels=km.labels,
         embedding=emb,
         eigenvalues=vals,
         n_clusters=k,
         seed=int(seed),
         n_init=int(n_init),
-        inertia=float(km.inertia_),
+        inertia=km.inertia,
         n_isolated=int(isolated.sum()),
         solver=solver,
     )

@@ -18,6 +18,7 @@ import scipy.linalg as sla
 from scipy.sparse import csr_matrix, issparse
 from scipy.sparse.csgraph import laplacian as _csgraph_laplacian
 
+from metrics_core.models._kmeans import kmeans
 from metrics_core.models._spectral import spectral_clustering as _spectral
 from metrics_core.models._spectral import spectral_embedding as _embed
 
@@ -74,11 +75,9 @@ def spectral_embedding(W, n_clusters: int, *, seed: int = 0) -> np.ndarray:
 
 
 def kmeans_labels(E: np.ndarray, n_clusters: int, *, seed: int, n_init: int = 10) -> np.ndarray:
-    """k-means (k-means++ init, ``n_init`` restarts, best inertia) on the embedding rows."""
-    from sklearn.cluster import KMeans
-
-    km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=seed)
-    return km.fit_predict(E)
+    """k-means (k-means++ init, ``n_init`` restarts, best inertia) on the embedding rows:
+    :func:`metrics_core.models.kmeans`, scikit-learn's ``KMeans(random_state=seed)`` labels."""
+    return kmeans(E, n_clusters, seed=seed, n_init=n_init).labels
 
 
 def spectral_clustering(W, n_clusters: int, *, seed: int = 0, n_init: int = 10) -> np.ndarray:
