@@ -180,6 +180,45 @@ def test_ssf_deterministic_across_seeds(synth):
     np.testing.assert_array_equal(a.labels, b.labels)
 
 
+def test_ssf_on_dense_sizes_is_the_same_fit_whatever_the_seed(synth):
+    """Up to 500 points every eigenproblem is dense LAPACK (no start vector): the fit is the
+    same bit for bit, which is what lets the protocol fit once for all its runs."""
+    views, _ = synth
+    assert not _ssf.seed_matters(views[0].shape[0], 4)
+    a = ssf_fit(views, 4, max_iter=4, seed=0)
+    b = ssf_fit(views, 4, max_iter=4, seed=12345)
+    np.testing.assert_array_equal(a.S, b.S)
+    np.testing.assert_array_equal(a.weights, b.weights)
+    assert a.objective == b.objective and a.xi_history == b.xi_history
+
+
+@pytest.mark.parametrize("depends", [False, True])
+def test_protocol_fits_ssf_once_when_the_seed_cannot_matter(synth, monkeypatch, depends):
+    import metrics_core.multiview._protocol as protocol
+
+    views, y = synth
+    calls: list[int] = []
+
+    def counted(*args, seed, **kw):
+        calls.append(seed)
+        return ssf_fit(*args, seed=seed, **kw)
+
+    monkeypatch.setattr(protocol, "ssf_fit", counted)
+    if depends:  # as on more than 500 points
+        monkeypatch.setattr(protocol, "seed_matters", lambda n, k: True)
+    res = run_protocol(views, y, runs=3, seeds=[4, 5, 6], methods=["ssf"],
+                       ssf_params={"max_iter": 3})  # fmt: skip
+    assert calls == ([4, 5, 6] if depends else [4])
+    Xs = [scale_features(v) for v in views]
+    params = {**_ssf.DEFAULT_SSF, "max_iter": 3}
+    alone = [ssf_fit(Xs, 4, seed=s, scale=False, **params) for s in (4, 5, 6)]
+    assert list(res.runs["seed"]) == [4, 5, 6]
+    for (_, row), fit in zip(res.runs.iterrows(), alone, strict=True):
+        assert row["acc"] == evaluate(y, fit.labels)["acc"]
+    note = next(n for n in res.notes if n.startswith("SSF"))
+    assert ("fitted once" in note) is (not depends)
+
+
 def test_ssf_rejects_bad_views():
     with pytest.raises(ValueError):
         ssf_fit([np.zeros((5, 2)), np.zeros((6, 2))], 2)

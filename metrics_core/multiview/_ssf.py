@@ -281,6 +281,19 @@ def pkn_graph(X: np.ndarray, n_neighbors: int) -> np.ndarray:
     return W.T
 
 
+def seed_matters(n: int, k: int) -> bool:
+    """Whether :func:`ssf_fit` on ``n`` points into ``k`` clusters can depend on its ``seed``.
+
+    The seed only draws ARPACK's start vector. Up to ``_DENSE_MAX`` points (or ``k >= n - 1``)
+    every eigenproblem of the fit is solved by dense LAPACK, which takes none: the fit is then
+    the same, bit for bit, whatever the seed (``tests/test_multiview.py`` checks it).
+
+    >>> seed_matters(200, 10), seed_matters(2000, 10)
+    (False, True)
+    """
+    return not (n <= _DENSE_MAX or k >= n - 1)
+
+
 def _normalized_affinity(A: np.ndarray) -> np.ndarray:
     """``D^{-1/2} A D^{-1/2}`` (isolated vertices keep a zero row)."""
     d = A.sum(axis=1)
