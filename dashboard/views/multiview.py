@@ -361,7 +361,8 @@ def _protocol_section(
         "2016), SwMC (Nie, Li & Li, IJCAI 2017) and co-regularised spectral clustering, "
         "pairwise and centroid (Kumar, Rai & Daumé, NIPS 2011); ★ marks the best mean per "
         "column. SSF and SwMC use no k-means (SSF's runs differ only through the eigensolver's "
-        "seeded start, SwMC's not at all); the others vary through k-means. "
+        "seeded start — up to 500 points not at all: one fit stands for every run — SwMC's "
+        "not at all); the others vary through k-means. "
         "Each baseline reports one setting of its grid: the column 'chosen' says how."
     )
     _protocol_controls(s)
