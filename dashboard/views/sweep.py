@@ -625,7 +625,8 @@ def _setup(box: Any, s: state.AppState) -> None:
 
 # ---------------------------------------------------------------- page
 def render() -> None:
-    # this page's Run needs scikit-learn: the server imports it now, while this page is drawn
+    # this page's Run needs the models' code (the warm-up's first fit) and, beyond 1,500 points,
+    # scikit-learn's k-means: the server warms them now, while this page is drawn
     inputs.models_wanted()
     s = state.get()
     st.title("Sweep")

@@ -334,11 +334,11 @@ def run_protocol(
     w_rows: list[dict[str, Any]] = []
     t_rows: list[dict[str, Any]] = []
 
+    # An SSF fit that cannot depend on its seed (dense eigensolvers: up to 500 points) is made
+    # once and reported for every run: the runs are that fit, bit for bit.
+    once = not seed_matters(Xs[0].shape[0], k)
     if "ssf" in methods:
         params = {**DEFAULT_SSF, **(ssf_params or {})}
-        # A fit that cannot depend on its seed (dense eigensolvers: up to 500 points) is made
-        # once and reported for every run: the runs are that fit, bit for bit.
-        once = not seed_matters(Xs[0].shape[0], k)
         fitted: dict[int | None, Any] = {}
         for r, seed in enumerate(seeds):
             key = None if once else seed
@@ -398,7 +398,7 @@ def run_protocol(
             + (
                 f" — none at N = {Xs[0].shape[0]} (dense eigensolvers): fitted once, that fit "
                 "reported for every run."
-                if not seed_matters(Xs[0].shape[0], k)
+                if once
                 else "."
             )
         )
