@@ -146,6 +146,10 @@ def test_input_checks() -> None:
         kmeans(np.zeros(5), 2, seed=0)
     with pytest.raises(ValueError, match="NaN or infinite"):
         kmeans(np.array([[0.0], [np.nan], [1.0]]), 2, seed=0)
+    with pytest.raises(ValueError, match="at least 1"):
+        kmeans(np.zeros((3, 2)), 2, seed=0, n_init=0)
+    with pytest.raises(ValueError, match="at least 1"):
+        kmeans(np.zeros((3, 2)), 2, seed=0, max_iter=0)
 
 
 def test_input_is_not_modified_and_reruns_agree() -> None:

@@ -108,6 +108,8 @@ def kmeans(
         raise ValueError(f"n_clusters={k} must be between 1 and the number of points ({n})")
     if not np.isfinite(X).all():
         raise ValueError("X has NaN or infinite values")
+    if int(n_init) < 1 or int(max_iter) < 1:
+        raise ValueError(f"n_init and max_iter must be at least 1, got {n_init} and {max_iter}")
     if not (n <= SIDE_BY_SIDE_MAX if side_by_side is None else side_by_side):
         return _scikit_learn(X, k, seed, n_init, max_iter, tol)
     tol_abs = float(np.mean(np.var(X, axis=0)) * tol) if tol else 0.0
