@@ -288,6 +288,8 @@ def _lloyd(
             r, j = np.nonzero(empty)
             heavy = np.argmax(counts, axis=1)[r]
             new[r, j] = np.where((heavy > j)[:, None], sums[r, heavy], new[r, heavy])
+        # scikit-learn keeps each center's shift (a square root) and compares the sum of their
+        # squares with the tolerance: the round trip rounds, so it is kept.
         shift_sq = np.sqrt(_sq_dist(new, old)) ** 2
         repeated = (new_labels == labels[active]).all(axis=1)
         centers[active] = new

@@ -85,12 +85,8 @@ def main() -> None:
     from metrics_core.multiview import run_protocol
 
     def sklearn_kmeans(E, n_clusters, *, seed, n_init=10):
-        class _R:
-            def __init__(self, km):
-                self.labels = km.labels_.astype(np.int64)
-                self.inertia = float(km.inertia_)
-
-        return _R(KMeans(n_clusters, n_init=n_init, random_state=seed).fit(E))
+        # kmeans's own scikit-learn path: KMeans(n_clusters, n_init, random_state=seed).fit(E)
+        return kmeans(E, n_clusters, seed=seed, n_init=n_init, side_by_side=False)
 
     import logging
 
