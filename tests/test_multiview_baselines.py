@@ -12,6 +12,7 @@ from metrics_core.multiview import run_protocol, ssf_fit
 from metrics_core.multiview._baselines import (
     amgl_embedding,
     coreg_embedding,
+    coreg_start,
     gaussian_kernel,
     kmeans_labels,
     knn_graph,
@@ -110,6 +111,34 @@ def test_coreg_recovers_easy_clusters(easy, scheme):
     E = coreg_embedding([gaussian_kernel(v) for v in views], 4, lam=0.03, scheme=scheme)
     assert evaluate(y, kmeans_labels(E, 4, seed=0))["acc"] == 1.0
     np.testing.assert_allclose(np.linalg.norm(E, axis=1), 1.0)
+
+
+def test_coreg_shared_start_gives_the_same_embedding_bit_for_bit(easy):
+    """The protocol makes the start once for its six settings: every λ and both schemes must
+    come out as they do from their own start, and the centroid's first U* is computed once."""
+    views, _ = easy
+    kernels = [gaussian_kernel(v) for v in views]
+    start = coreg_start(kernels, 4)
+    for scheme in ("pairwise", "centroid", "pairwise"):
+        for lam in (0.01, 0.05):
+            own = coreg_embedding(kernels, 4, lam=lam, scheme=scheme)
+            shared = coreg_embedding(kernels, 4, lam=lam, scheme=scheme, start=start)
+            assert np.array_equal(own, shared)
+    # the start is not changed by the runs that used it
+    again = coreg_start(kernels, 4)
+    for a, b in zip(start.single_view + start.affinities, again.single_view + again.affinities,
+                    strict=True):  # fmt: skip
+        assert np.array_equal(a, b)
+    assert np.array_equal(start.star(), again.star())
+
+
+def test_coreg_refuses_a_start_made_for_other_views_or_k(easy):
+    views, _ = easy
+    kernels = [gaussian_kernel(v) for v in views]
+    with pytest.raises(ValueError, match="3 views and K = 3, not 3 views and K = 4"):
+        coreg_embedding(kernels, 4, start=coreg_start(kernels, 3))
+    with pytest.raises(ValueError, match="2 views and K = 4, not 3 views"):
+        coreg_embedding(kernels, 4, start=coreg_start(kernels[:2], 4))
 
 
 def test_coreg_pairwise_pulls_a_noisy_view_towards_the_clean_one():

@@ -13,6 +13,8 @@ Our own implementations from the papers' update rules (no published code is copi
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import scipy.linalg as sla
 from scipy.sparse import csr_matrix, issparse
@@ -182,6 +184,31 @@ def gaussian_kernel(X: np.ndarray, sigma: float | None = None) -> np.ndarray:
     return K
 
 
+@dataclass
+class CoregStart:
+    """What co-regularised SC starts from, the same for every ``λ`` and both schemes: each
+    view's normalised affinity ``K_v`` and its single-view solution ``U_v`` (top-``K``
+    eigenvectors of ``K_v``, the paper's initialisation). Made by :func:`coreg_start`; the
+    protocol makes it once for its six co-regularised settings instead of once per setting."""
+
+    affinities: tuple[np.ndarray, ...]
+    single_view: tuple[np.ndarray, ...]
+    n_clusters: int
+    _star: np.ndarray | None = field(default=None, repr=False)
+
+    def star(self) -> np.ndarray:
+        """The centroid scheme's first ``U*``: top-``K`` of ``Σ_v U_v U_vᵀ`` (no ``λ`` in it)."""
+        if self._star is None:
+            self._star = _largest(sum(U @ U.T for U in self.single_view), self.n_clusters)
+        return self._star
+
+
+def coreg_start(kernels: list[np.ndarray], n_clusters: int) -> CoregStart:
+    """The views' normalised affinities and single-view solutions (:class:`CoregStart`)."""
+    Ks = tuple(_normalized_affinity(np.asarray(K, dtype=float)) for K in kernels)
+    return CoregStart(Ks, tuple(_largest(K, n_clusters) for K in Ks), n_clusters)
+
+
 def coreg_embedding(
     kernels: list[np.ndarray],
     n_clusters: int,
@@ -189,6 +216,7 @@ def coreg_embedding(
     lam: float = 0.01,
     scheme: str = "pairwise",
     n_iter: int = 10,
+    start: CoregStart | None = None,
 ) -> np.ndarray:
     r"""Co-regularised spectral clustering (Kumar, Rai & Daumé, NIPS 2011).
 
@@ -201,19 +229,36 @@ def coreg_embedding(
     - ``"centroid"``: ``λ Tr(U_v U_vᵀ U* U*ᵀ)``, ``U_v`` = top-``K`` of ``K_v + λ U* U*ᵀ``
       and ``U*`` = top-``K`` of ``Σ_v λ U_v U_vᵀ``; the embedding is ``U*`` row-normalised.
 
-    ``n_iter`` rounds from the single-view solutions (the paper's initialisation).
+    ``n_iter`` rounds from the single-view solutions (the paper's initialisation). ``start``:
+    :func:`coreg_start` of the same ``kernels`` and ``n_clusters``, to share that start across
+    several ``λ`` and schemes (the result is the same, bit for bit).
+
+    Examples
+    --------
+    >>> W = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
+    >>> start = coreg_start([W, W], 2)
+    >>> E = coreg_embedding([W, W], 2, lam=0.05, start=start)
+    >>> E.shape, bool(np.array_equal(E, coreg_embedding([W, W], 2, lam=0.05)))
+    ((6, 4), True)
     """
     if scheme not in ("pairwise", "centroid"):
         raise ValueError("scheme must be 'pairwise' or 'centroid'")
-    Ks = [_normalized_affinity(np.asarray(K, dtype=float)) for K in kernels]
-    Us = [_largest(K, n_clusters) for K in Ks]
+    if start is None:
+        start = coreg_start(kernels, n_clusters)
+    elif start.n_clusters != n_clusters or len(start.affinities) != len(kernels):
+        raise ValueError(
+            f"start was made for {len(start.affinities)} views and K = {start.n_clusters}, "
+            f"not {len(kernels)} views and K = {n_clusters}"
+        )
+    Ks = start.affinities
+    Us = list(start.single_view)
     if scheme == "pairwise":
         for _ in range(n_iter):
             for v, K in enumerate(Ks):
                 others = sum(U @ U.T for w, U in enumerate(Us) if w != v)
                 Us[v] = _largest(K + lam * others, n_clusters)
         return _row_normalize(np.hstack(Us))
-    star = _largest(sum(U @ U.T for U in Us), n_clusters)
+    star = start.star()
     for _ in range(n_iter):
         Us = [_largest(K + lam * (star @ star.T), n_clusters) for K in Ks]
         star = _largest(sum(lam * (U @ U.T) for U in Us), n_clusters)

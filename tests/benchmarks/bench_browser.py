@@ -603,9 +603,18 @@ def multiview_compute() -> float:
 
     data = cm.hw(cm.HW_DEFAULT_N, 0)
     data.views  # noqa: B018  (read by the server's warm-up before the page's Run)
+
+    def run() -> None:
+        cm.protocol(data, runs=3, params=DEFAULT_PARAMS, knn=KNN_CHOICES["quick"][1],
+                    selection="truth", progress=lambda _msg: None)  # fmt: skip
+
+    if "multiview" not in _WARM:
+        # Untimed once: the protocol's first call imports scikit-learn's neighbours, joblib and
+        # more (0.7-0.9 s here), which the server's warm-up imported before the page's Run.
+        run()
+        _WARM.add("multiview")
     t0 = time.perf_counter()
-    cm.protocol(data, runs=3, params=DEFAULT_PARAMS, knn=KNN_CHOICES["quick"][1],
-                selection="truth", progress=lambda _msg: None)  # fmt: skip
+    run()
     return time.perf_counter() - t0
 
 
