@@ -1,0 +1,54 @@
+"""The Affinity page's sort and colour choices in chromium: each reruns the plot they change
+alone (a fragment); the sidebar and the page's other charts are not sent again."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import assert_no_exception, wait_for_app_idle, wait_for_charts_drawn
+from .test_dashboard_browser import MAIN, open_first_view, open_view
+from .test_sweep_browser import SIDEBAR, _record_deltas
+
+pytestmark = pytest.mark.browser
+
+RUN_MS = 60_000
+
+
+def _choose(page, label: str, option: str) -> None:
+    group = page.locator(f"{MAIN} [data-testid='stRadio']").filter(
+        has=page.get_by_test_id("stWidgetLabel").get_by_text(label, exact=True)
+    )
+    group.get_by_test_id("stRadioOption").filter(has_text=option).first.click()
+
+
+@pytest.mark.parametrize(
+    ("label", "option", "shown"),
+    [("Colour", "linear", "(linear colour)"), ("Sort points by", "prediction", "(log colour)")],
+)
+def test_a_plot_choice_reruns_the_plot_alone(page, streamlit_server, label, option, shown):
+    paths = _record_deltas(page)
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Affinity")
+    title = page.locator(".st-key-affinity_plot .gtitle").first
+    title.wait_for(timeout=RUN_MS)
+    conn = page.locator(".st-key-conn_bars .clustlens-chart").first.element_handle()
+    before = len(paths)
+    _choose(page, label, option)
+    page.wait_for_function(
+        "([sel, text]) => (document.querySelector(sel) || {}).textContent?.includes(text)",
+        arg=[".st-key-affinity_plot .gtitle", shown],
+        timeout=RUN_MS,
+    )
+    wait_for_app_idle(page)
+    wait_for_charts_drawn(page, MAIN)
+    runs = paths[before:].count(None)
+    sent = [p for p in paths[before:] if p is not None]
+    assert runs == 1, f"{runs} script runs for one choice"
+    assert sent, "the run sent nothing"
+    assert not [p for p in sent if p and p[0] == SIDEBAR], "the sidebar was sent again"
+    # everything the run sent sits in the fragment's block, above the per-class charts
+    assert len({tuple(p[:2]) for p in sent}) == 1, sorted({tuple(p[:2]) for p in sent})
+    # the CONN bars are the same element, not drawn again
+    assert conn.evaluate("e => e.isConnected && e.dataset.drawn === '1'")
+    assert_no_exception(page)
+    assert not page.js_errors
