@@ -35,3 +35,36 @@ def count_runs(pg) -> None:
         ws.on("framereceived", on_frame)
 
     pg.on("websocket", on_websocket)
+
+
+#: The first index of a delta's path: the root container it writes to (Streamlit's
+#: ``RootContainer``: 0 the main area, 1 the sidebar).
+SIDEBAR = 1
+
+
+def record_deltas(pg) -> list[list[int] | None]:
+    """The delta paths the server sends to the Playwright page ``pg`` from now on (filled as
+    frames arrive), with None for the start of each script run (its ``new_session`` message):
+    what a run sent again, and where (call before the page opens its websocket)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    paths: list[list[int] | None] = []
+
+    def on_websocket(ws) -> None:
+        def on_frame(payload) -> None:
+            if not isinstance(payload, (bytes, bytearray)):
+                return
+            try:
+                msg = ForwardMsg.FromString(bytes(payload))
+            except Exception:  # not a ForwardMsg
+                return
+            kind = msg.WhichOneof("type")
+            if kind == "delta":
+                paths.append(list(msg.metadata.delta_path))
+            elif kind == "new_session":
+                paths.append(None)
+
+        ws.on("framereceived", on_frame)
+
+    pg.on("websocket", on_websocket)
+    return paths

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import assert_no_exception, wait_for_app_idle, wait_for_charts_drawn
+from ._runs import SIDEBAR, record_deltas
+from .conftest import assert_no_exception, expect_rerun, wait_for_charts_drawn
 from .test_dashboard_browser import MAIN, open_first_view, open_view
-from .test_sweep_browser import SIDEBAR, _record_deltas
 
 pytestmark = pytest.mark.browser
 
@@ -23,23 +23,28 @@ def _choose(page, label: str, option: str) -> None:
 
 @pytest.mark.parametrize(
     ("label", "option", "shown"),
-    [("Colour", "linear", "(linear colour)"), ("Sort points by", "prediction", "(log colour)")],
+    [
+        ("Colour", "linear", "(linear colour)"),
+        ("Sort points by", "prediction", "sorted by prediction"),
+    ],
 )
 def test_a_plot_choice_reruns_the_plot_alone(page, streamlit_server, label, option, shown):
-    paths = _record_deltas(page)
+    paths = record_deltas(page)
     open_first_view(page, streamlit_server.url)
     open_view(page, "Affinity")
-    title = page.locator(".st-key-affinity_plot .gtitle").first
-    title.wait_for(timeout=RUN_MS)
+    plot = ".st-key-affinity_plot .main-svg"
+    page.locator(plot).first.wait_for(timeout=RUN_MS)
+    assert shown not in page.locator(plot).first.text_content()
     conn = page.locator(".st-key-conn_bars .clustlens-chart").first.element_handle()
     before = len(paths)
-    _choose(page, label, option)
+    with expect_rerun(page):
+        _choose(page, label, option)
     page.wait_for_function(
-        "([sel, text]) => (document.querySelector(sel) || {}).textContent?.includes(text)",
-        arg=[".st-key-affinity_plot .gtitle", shown],
+        "([sel, text]) => [...document.querySelectorAll(sel)]"
+        "  .some((e) => e.textContent.includes(text))",
+        arg=[plot, shown],
         timeout=RUN_MS,
     )
-    wait_for_app_idle(page)
     wait_for_charts_drawn(page, MAIN)
     runs = paths[before:].count(None)
     sent = [p for p in paths[before:] if p is not None]

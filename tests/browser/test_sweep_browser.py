@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from ._runs import SIDEBAR, record_deltas
 from .conftest import (
     assert_no_exception,
     expect_rerun,
@@ -16,37 +17,7 @@ from .test_dashboard_browser import MAIN, open_first_view, open_view
 
 pytestmark = pytest.mark.browser
 
-#: The first index of a delta's path: the root container it writes to (Streamlit's
-#: ``RootContainer``: 0 the main area, 1 the sidebar).
-SIDEBAR = 1
 RUN_MS = 60_000
-
-
-def _record_deltas(page) -> list[list[int] | None]:
-    """The delta paths the server sends from now on (filled as frames arrive), with None for
-    the start of each script run (its ``new_session`` message)."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    paths: list[list[int] | None] = []
-
-    def on_websocket(ws) -> None:
-        def on_frame(payload) -> None:
-            if not isinstance(payload, (bytes, bytearray)):
-                return
-            try:
-                msg = ForwardMsg.FromString(bytes(payload))
-            except Exception:  # not a ForwardMsg
-                return
-            kind = msg.WhichOneof("type")
-            if kind == "delta":
-                paths.append(list(msg.metadata.delta_path))
-            elif kind == "new_session":
-                paths.append(None)
-
-        ws.on("framereceived", on_frame)
-
-    page.on("websocket", on_websocket)
-    return paths
 
 
 def _open_setup(page) -> None:
@@ -71,7 +42,7 @@ def test_run_sweep_rebuilds_the_results_alone(page, streamlit_server) -> None:
     """One click, one script run: neither the sidebar nor the form is sent again by the run
     "Run sweep" starts (they did not change), and no other run precedes it (issue 14: the
     click's cost is the sweep and its results)."""
-    paths = _record_deltas(page)
+    paths = record_deltas(page)
     open_first_view(page, streamlit_server.url)
     open_view(page, "Sweep")
     _open_setup(page)
