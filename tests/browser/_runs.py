@@ -5,6 +5,9 @@ The page's ``data-test-script-state`` attribute can miss a short run entirely (R
 "running" and "notRunning" in one commit), so a harness that waits for a rerun by watching it
 alone can wait for a run that already happened. The browser tests (``conftest.expect_rerun``)
 and the browser benchmark (``tests/benchmarks/bench_browser.py``) both count these messages.
+
+:func:`record_deltas` records where a run's elements go (main area or sidebar, which block):
+the tests of the pages' fragments check that a choice sends its part of the page alone.
 """
 
 from __future__ import annotations
