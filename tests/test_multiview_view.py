@@ -372,6 +372,14 @@ def test_ssf_overview_fused_s_weights_and_convergence_in_one_figure():
     # the three parts never overlap: S on the left, weights above the objective on the right
     assert fig.layout.xaxis.domain[1] < fig.layout.xaxis2.domain[0] == fig.layout.xaxis3.domain[0]
     assert fig.layout.yaxis3.domain[1] < fig.layout.yaxis2.domain[0]
+    # S's colour bar lies under S, within its column: standing between S and the right-hand
+    # plots (its width in pixels, the gap a share of the figure) it ran into their axes on a
+    # 1,024-pixel screen
+    bar = fig.layout.coloraxis.colorbar
+    s_left, s_right = fig.layout.xaxis.domain
+    assert bar.orientation == "h" and bar.xanchor == "center" and bar.lenmode in (None, "fraction")
+    assert s_left <= bar.x - bar.len / 2 and bar.x + bar.len / 2 <= s_right
+    assert bar.yanchor == "bottom" and bar.y < fig.layout.yaxis.domain[0]
     linear = ssf_overview(fused, ["a"], [1.0], [1.0], [3.0, 2.0], converged=False)
     assert linear.layout.yaxis3.type is None
     assert "1 iteration, stopped at max_iter" in linear.layout.title.subtitle.text

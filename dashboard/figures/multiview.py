@@ -191,10 +191,15 @@ def affinity_panels(
 
 
 #: Where each part of :func:`ssf_overview` sits (paper coordinates): S on the left with its
-#: colour bar beside it, the weights above the convergence on the right.
+#: colour bar lying under it, the weights above the convergence on the right. The bar lies
+#: down because one standing between S and the right-hand plots has a fixed width in pixels
+#: while the gap is a share of the figure: on a 1,024-pixel screen the bar's ticks and title ran
+#: into the weights' and the objective's axes.
 _S_DOMAIN = (0.0, 0.40)
-_S_BAR_X = 0.42
-_RIGHT_DOMAIN = (0.56, 1.0)
+_S_Y = (0.16, 1.0)
+_S_BAR = {"orientation": "h", "x": sum(_S_DOMAIN) / 2, "xanchor": "center", "y": 0.0,
+          "yanchor": "bottom", "len": 0.3, "thickness": 12}  # fmt: skip
+_RIGHT_DOMAIN = (0.52, 1.0)
 _WEIGHTS_Y = (0.64, 1.0)
 _OBJECTIVE_Y = (0.0, 0.36)
 
@@ -224,9 +229,9 @@ def ssf_overview(
         s_traces.append(_colour_bar_only(lims, "xaxis", "yaxis"))
     layout: dict[str, Any] = {
         "xaxis": {**s_x, "domain": list(_S_DOMAIN), "anchor": "y"},
-        "yaxis": {**s_y, "domain": [0.0, 1.0], "anchor": "x"},
+        "yaxis": {**s_y, "domain": list(_S_Y), "anchor": "x"},
         "coloraxis": _colour_axis(
-            lims, log, f"log10 {colour_title}" if log else colour_title, x=_S_BAR_X, len=0.9
+            lims, log, f"log10 {colour_title}" if log else colour_title, **_S_BAR
         ),
         "plot_bgcolor": "white",
         "showlegend": False,
@@ -291,7 +296,7 @@ def ssf_overview(
         layout,
         "SSF's fused structure S (labels = its connected components), view weights, convergence",
         subtitle=note,
-        height=500,
+        height=540,  # S as tall as with the bar beside it
         above_plot_px=28,
         after={"margin": {"l": 40, "b": 50}},
     )
