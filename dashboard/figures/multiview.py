@@ -44,7 +44,8 @@ def shared_limits(panels: Sequence[Mapping[str, Any]], log: bool) -> tuple[float
 
 def _colour_axis(lims: tuple[float, float], log: bool, title: str, **bar: Any) -> dict[str, Any]:
     """A colour axis on the affinity scale over ``lims`` (log: decades, ticks named 1eK)."""
-    colorbar: dict[str, Any] = {"title": {"text": title}, "thickness": 14, **bar}
+    side = {"side": "top"} if bar.get("orientation") == "h" else {}
+    colorbar: dict[str, Any] = {"title": {"text": title, **side}, "thickness": 14, **bar}
     if log:
         tv = np.arange(np.ceil(lims[0]), np.floor(lims[1]) + 1)
         colorbar.update(tickvals=tv.tolist(), ticktext=[f"1e{int(t)}" for t in tv])
@@ -196,7 +197,7 @@ def affinity_panels(
 #: while the gap is a share of the figure: on a 1,024-pixel screen the bar's ticks and title ran
 #: into the weights' and the objective's axes.
 _S_DOMAIN = (0.0, 0.40)
-_S_Y = (0.16, 1.0)
+_S_Y = (0.2, 1.0)
 _S_BAR = {"orientation": "h", "x": sum(_S_DOMAIN) / 2, "xanchor": "center", "y": 0.0,
           "yanchor": "bottom", "len": 0.3, "thickness": 12}  # fmt: skip
 _RIGHT_DOMAIN = (0.52, 1.0)
@@ -296,7 +297,7 @@ def ssf_overview(
         layout,
         "SSF's fused structure S (labels = its connected components), view weights, convergence",
         subtitle=note,
-        height=540,  # S as tall as with the bar beside it
+        height=560,  # S as tall as with the bar beside it
         above_plot_px=28,
         after={"margin": {"l": 40, "b": 50}},
     )
