@@ -103,6 +103,26 @@ _OVERFLOW_JS = r"""(main) => {
         out.push(`"${text.slice(0, 40)}" cut at the edge of "${name.slice(0, 40)}"`);
     }
   }
+  // a colour bar clear of every axis of its figure: none of its texts overprints a tick label
+  // or an axis title (Multi-view's fused S at 1,024 px: a bar standing between S and the plots
+  // to its right ran into their ticks and titles)
+  const part = (re) => (t) => [...t.parentElement.classList].some((c) => re.test(c));
+  const isTick = part(/^[xy]\d*tick$/), isTitle = part(/^g-[xy]\d*title$/);
+  for (const plot of m.querySelectorAll('.js-plotly-plot')) {
+    if (!plot.getClientRects().length || plot.closest('details:not([open])')) continue;
+    const boxes = (ts) => ts.map((t) => [t, t.getBoundingClientRect()])
+      .filter(([t, r]) => r.width && (t.textContent || '').trim());
+    const bars = boxes([...plot.querySelectorAll('.colorbar text')]);
+    const axes = boxes([...plot.querySelectorAll('text')].filter((t) => isTick(t) || isTitle(t)));
+    const name = (plot.querySelector('.gtitle') || {}).textContent || 'untitled figure';
+    for (const [bt, b] of bars) for (const [at, a] of axes) {
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 1 && h > 1)
+        out.push(`colour bar's "${bt.textContent.trim().slice(0, 20)}" overprints `
+                 + `"${at.textContent.trim().slice(0, 20)}" in "${name.slice(0, 40)}"`);
+    }
+  }
   return [...new Set(out)];
 }"""
 
