@@ -82,6 +82,23 @@ def test_demo_sweep_shows_without_a_click():
         assert max(values) - min(values) > 0.1, (key, values)
 
 
+def test_demo_caption_says_where_sre_conn_and_acc_are_at_their_best_as_the_rows_do():
+    """The demo's opening sentence is read off its rows: a hand-written one had said ACC peaked
+    between SRE's and CONN's turns, where it dips (0.72 and 0.70 against 0.80 at λ = 23.71)."""
+    at = sweep_page(setup_open=False)
+    (info,) = [unescape(i.value) for i in at.info if "Demo sweep" in i.value]
+    rows = json.loads((APP.parents[1] / "demo_data" / "hw_sweep_demo.json").read_text())["rows"]
+    lam = [r["lambda"] for r in rows]
+    sre, conn, acc = ([r[k] for r in rows] for k in ("sre", "conn_min", "acc"))
+    i_sre, i_conn, i_acc = int(np.argmin(sre)), int(np.argmin(conn)), int(np.argmax(acc))
+    assert f"SRE is lowest (best) at λ = {lam[i_sre]:.4g} ({sre[i_sre]:.4f})" in info
+    assert f"CONN (min) lowest (worst) at λ = {lam[i_conn]:.4g} ({conn[i_conn]:.4f})" in info
+    assert f"ACC is best at λ = {lam[i_acc]:.4g} ({acc[i_acc]:.4f})" in info
+    assert f"where SRE is {sre[i_acc]:.4f} and CONN (min) {conn[i_acc]:.4f}" in info
+    # the shipped demo's story: the best ACC is at neither SRE's best nor CONN's worst
+    assert len({i_sre, i_conn, i_acc}) == 3 and "in between" not in info
+
+
 def test_the_sweep_table_shows_every_setting_and_stars_each_metric_s_best():
     """Up to ui.STATIC_MAX_ROWS settings: one static table, every row shown; ★ on the best value of
     each metric (the lowest SRE), none in a column where every setting ties."""

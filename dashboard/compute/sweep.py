@@ -472,6 +472,44 @@ def best_index(rows: list[dict[str, Any]], metric: str) -> int | None:
     return int(np.argmin(vals) if low else np.argmax(vals))
 
 
+def trade_off_story(rows: list[dict[str, Any]], param: str, conn_key: str = "conn_min") -> str:
+    """Where a one-parameter sweep's SRE is lowest (best) and its CONN lowest (worst), and where
+    ACC is best, with SRE and CONN at that setting: the sentence the demo sweep opens with, read
+    off its rows (one written by hand had said ACC peaked between the two, where it dips).
+
+    Examples
+    --------
+    >>> rows = [{"lambda": 0.1, "sre": 0.9, "conn_min": 0.8, "acc": 0.5},
+    ...         {"lambda": 1.0, "sre": 0.7, "conn_min": 0.5, "acc": 0.6},
+    ...         {"lambda": 10.0, "sre": 0.75, "conn_min": 0.7, "acc": 0.8}]
+    >>> trade_off_story(rows, "lambda")
+    'SRE is lowest (best) at λ = 1 (0.7000) and CONN (min) lowest (worst) at λ = 1 (0.5000); ACC is best at λ = 10 (0.8000), where SRE is 0.7500 and CONN (min) 0.7000'
+    """  # noqa: E501
+    name = "λ" if param == "lambda" else param
+    conn = METRIC_LABELS.get(conn_key, conn_key)
+
+    def lowest(key: str) -> int | None:
+        vals = np.array([_num(r.get(key)) for r in rows], dtype=float)
+        return int(np.nanargmin(vals)) if np.isfinite(vals).any() else None
+
+    at = {"sre": lowest("sre"), conn_key: lowest(conn_key), "acc": best_index(rows, "acc")}
+    if any(i is None for i in at.values()):
+        return ""
+
+    def where(key: str) -> str:
+        r = rows[at[key]]  # type: ignore[index]
+        # the digits of the sweep table (fmt_value), so the sentence reads as the table does
+        return f"at {name} = {fmt_value(r.get(param), None)} ({fmt_value(float(r[key]))})"
+
+    text = (f"SRE is lowest (best) {where('sre')} and {conn} lowest (worst) {where(conn_key)}; "
+            f"ACC is best {where('acc')}")  # fmt: skip
+    best = rows[at["acc"]]  # type: ignore[index]
+    if at["acc"] not in (at["sre"], at[conn_key]):
+        sre, c = fmt_value(float(best["sre"])), fmt_value(float(best[conn_key]))
+        text += f", where SRE is {sre} and {conn} {c}"
+    return text
+
+
 def fmt_value(value: Any, digits: int | None = 4) -> str:
     """A sweep table's cell as text: a float with ``digits`` decimals (``None``: four
     significant digits, for parameters, counts and times), NaN as "n/a", an integer or a string

@@ -689,10 +689,10 @@ def _shown() -> None:
             if job.advance(run, QUICK_SECONDS) == "more":
                 st.rerun()  # the whole page: the progress bar and Stop, then the next chunks
     if run.get("demo"):
+        story = cs.trade_off_story(job.rows(run), "lambda")
         st.info(
             "Demo sweep (precomputed): LSR over 9 values of λ on 400 handwritten digits (pixel "
-            "view). As λ grows to about 5, SRE improves while CONN worsens, then both turn back; "
-            "ACC peaks in between — the trade-off below. Open a setting to look inside it; open "
+            f"view). {story} — the trade-off below. Open a setting to look inside it; open "
             "“Data and model” to sweep another model, your data or your own sweep.",
             icon=":material/science:",
         )
