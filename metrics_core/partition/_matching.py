@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 from metrics_core.partition._contingency import Contingency, as_contingency
 from metrics_core.partition._registry import SET, MetricInfo, TableStats, metric, score
@@ -149,6 +148,11 @@ def _assign_lapjv(w: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
     if w.nnz == 0:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty
+    # imported here: scipy.sparse.csgraph brings scipy.sparse.linalg and scipy.linalg (~45 ms),
+    # which a small `clustlens evaluate` whose classes each have their own best cluster (the
+    # usual case, :func:`_argmax_assignment`) never needs
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
     shift = float(w.data.max())
     raised = sp.csr_array((w.data + shift, w.indices, w.indptr), shape=(k, n))
     aug = sp.hstack([raised, sp.identity(k, format="csr") * shift], format="csr")
