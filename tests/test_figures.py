@@ -17,6 +17,8 @@ from dashboard.figures.affinity import (
     affinity_figure,
     colour_limits,
     conn_bars,
+    heatmap_cells,
+    heatmap_grid,
     leakage_heatmap,
     sre_class_bars,
     sre_points,
@@ -170,6 +172,46 @@ def test_small_affinity_is_a_per_cell_heatmap_with_hover():
     assert list(fig.layout.xaxis.ticktext) == ["0", "1", "2", "3"]
 
 
+@pytest.mark.parametrize("log", [True, False])
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_sparse_affinity_sends_its_cells_as_columns(log, diagonal):
+    """A sparse C's plot sends its non-zero cells as (x, y, z) columns: the grid Plotly builds
+    from them is the per-cell grid exactly (every row and column position present, gaps NaN),
+    in a small fraction of the bytes."""
+    rng = np.random.default_rng(3)
+    n = 300
+    truth = rng.integers(0, 5, n)
+    coef = _random_sparse(n, 3_000, seed=4).toarray()
+    if diagonal:
+        coef[np.arange(0, n, 7), np.arange(0, n, 7)] = 0.5  # some W_ii non-zero
+    disp = _display(coef, truth, truth, "ground truth")
+    fig = affinity_figure(disp, log=log)
+    heat = fig.data[0]
+    values = np.asarray(disp["values"], dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        want = np.where(values > 0, np.log10(values) if log else values, np.nan)
+    assert np.asarray(heat.z).ndim == 1
+    # Plotly's column form: one cell per distinct (x, y), and every position named
+    pairs = np.asarray(heat.y, dtype=np.int64) * n + np.asarray(heat.x, dtype=np.int64)
+    assert np.unique(pairs).size == pairs.size
+    assert set(np.asarray(heat.x).tolist()) == set(range(n)) == set(np.asarray(heat.y).tolist())
+    np.testing.assert_array_equal(heatmap_grid(heat, n), want.astype(np.float32))
+    dense = go.Figure(fig)
+    dense.data[0].update(x=None, y=None, z=want.astype(np.float32))
+    assert len(fig.to_json()) < len(dense.to_json()) / 5
+
+
+def test_heatmap_cells_keep_a_mostly_filled_grid_as_it_is():
+    z = np.arange(16, dtype=float).reshape(4, 4)
+    z[0, 0] = np.nan
+    cells = heatmap_cells(z)
+    assert list(cells) == ["z"] and cells["z"].dtype == np.float32
+    np.testing.assert_array_equal(cells["z"], z.astype(np.float32))
+    empty = heatmap_cells(np.full((3, 3), np.nan))  # no coefficient at all: the frame only
+    assert empty["x"].tolist() == empty["y"].tolist() == [0, 1, 2]
+    assert np.isnan(empty["z"]).all()
+
+
 def test_affinity_tick_labels_are_escaped():
     truth = np.array(["<b>x</b>"] * 3 + ["=1+1"] * 3)
     coef = np.ones((6, 6))
@@ -260,7 +302,7 @@ def test_affinity_zero_is_white_and_smallest_nonzero_is_visible():
     truth = np.repeat([0, 1], 3)
     fig = affinity_figure(_display(coef, truth, truth, "ground truth"), log=True)
     heat = fig.data[0]
-    z = np.asarray(heat.z, dtype=float)
+    z = heatmap_grid(heat, 6)
     assert np.isnan(z[0, 2])  # zero: a gap, drawn white
     assert np.isfinite(z[0, 4])
     low = heat.colorscale[0][1]
