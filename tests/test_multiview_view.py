@@ -242,11 +242,11 @@ def test_synthetic_source_and_the_comparison_table():
         assert baseline in methods, methods
     chosen = dict(zip(table["method"], table["chosen"], strict=True))
     # in a few words on every row, in full once under the table's heading
-    assert chosen["AMGL"] == "best mean ACC against the truth"
-    assert chosen["SSF"] == "fixed (the paper's)"
+    assert chosen["AMGL"] == "best ACC (truth)"
+    assert chosen["SSF"] == "fixed (paper)"
     captions = "\n".join(unescape(c.value) for c in at.caption)
     assert (
-        "“best mean ACC against the truth” = chosen by the best mean ACC against the ground truth "
+        "“best ACC (truth)” = chosen by the best mean ACC against the ground truth "
         "(as Liu, Wang & Qian do)" in captions
     ), captions
     assert all("±" in v for v in table["ACC"])
