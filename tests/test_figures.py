@@ -207,6 +207,7 @@ def test_heatmap_cells_keep_a_mostly_filled_grid_as_it_is():
     cells = heatmap_cells(z)
     assert list(cells) == ["z"] and cells["z"].dtype == np.float32
     np.testing.assert_array_equal(cells["z"], z.astype(np.float32))
+    assert list(heatmap_cells(np.full((2, 5), np.nan))) == ["z"]  # not square: no frame to give
     empty = heatmap_cells(np.full((3, 3), np.nan))  # no coefficient at all: the frame only
     assert empty["x"].tolist() == empty["y"].tolist() == [0, 1, 2]
     assert np.isnan(empty["z"]).all()
