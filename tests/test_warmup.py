@@ -207,7 +207,7 @@ def test_the_server_does_not_collect_the_whole_heap_after_each_run():
 def test_the_browser_keeps_large_messages_for_fifty_runs():
     """A chart's message the browser already has comes back as a reference to its copy for 50
     runs after its last use (Streamlit keeps them for 2): a page visited again after a few
-    others does not get its heatmaps' data again (Affinity's 1.2 MB; tested in chromium)."""
+    others does not get its charts' data again (Affinity's five; tested in chromium)."""
     import tomllib
 
     assert "--global.maxCachedMessageAge=50" in command("127.0.0.1", 8501)
