@@ -319,3 +319,98 @@ def test_hash_factorised_labels_with_noise_singletons() -> None:
         rank_t = np.unique(names[t], return_inverse=True)[1]
         rank_p = np.unique(ids_p, return_inverse=True)[1] - 1  # -1 stays the lowest: noise
         assert got == mc.evaluate(rank_t, rank_p, noise_policy=policy), policy
+
+
+def _labels_of_every_kind(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(kind, truth, prediction) pairs of n labels: compact codes, 40-bit ids, negative ints,
+    uint64 ids, strings, and predictions with noise (-1)."""
+    rng = np.random.default_rng(n)
+    t = rng.integers(0, 23, n)
+    p = np.where(rng.random(n) < 0.7, t, rng.integers(0, 31, n))
+    ids_t, ids_p = rng.choice(2**40, 23, replace=False), rng.choice(2**40, 31, replace=False)
+    big = np.uint64(2**63) + np.arange(31, dtype=np.uint64) * np.uint64(2**40)
+    noisy = np.where(rng.random(n) < 0.05, -1, ids_p[p])
+    return [
+        ("codes", t, p),
+        ("ids", ids_t[t], ids_p[p]),
+        ("negative", t - 1_000, p - 7),
+        ("uint64", t, big[p]),
+        ("strings", np.array([f"c{i}" for i in range(23)])[t], p),
+        ("noise", ids_t[t], noisy),
+    ]
+
+
+@pytest.mark.parametrize("policy", ["keep", "exclude", "singletons"])
+def test_factorising_on_two_threads_counts_the_same_table(monkeypatch, policy: str) -> None:
+    """From CONCURRENT_MIN labels two numeric vectors are factorised at once: the same table,
+    classes and clusters as on one thread, and the second thread is really used (not for
+    strings: both vectors' Python strings would be alive at once)."""
+    from metrics_core.partition import _contingency
+
+    used = []
+    real = _contingency.thread_map
+
+    def spy(fn, items, workers):
+        used.append(workers)
+        return real(fn, items, workers)
+
+    monkeypatch.setattr(_contingency, "thread_map", spy)
+    # a quarter more: "exclude" drops the noise (-1) of "negative" and "noise" first
+    for kind, t, p in _labels_of_every_kind(_contingency.CONCURRENT_MIN * 5 // 4):
+        used.clear()
+        one = mc.contingency_table(t, p, noise_policy=policy, workers=1)
+        assert used == [], kind
+        two = mc.contingency_table(t, p, noise_policy=policy, workers=2)
+        assert used == ([] if kind == "strings" else [2]), kind
+        assert (one.dense() == two.dense()).all(), kind
+        assert one.classes.tolist() == two.classes.tolist(), kind
+        assert one.clusters.tolist() == two.clusters.tolist(), kind
+        assert (one.n_noise, one.noise_policy) == (two.n_noise, two.noise_policy), kind
+        assert mc.evaluate(t, p, noise_policy=policy, workers=2) == mc.evaluate(
+            t, p, noise_policy=policy, workers=1
+        ), kind
+    used.clear()
+    short = _contingency.CONCURRENT_MIN - 1
+    mc.contingency_table(np.arange(short) % 5, np.arange(short) % 7, workers=2)
+    assert used == []  # below the threshold a second thread costs what it saves
+
+
+@pytest.mark.parametrize("n", [1_000, 70_000])
+def test_counting_never_writes_into_the_callers_labels(n: int) -> None:
+    """The pair codes are formed in the class codes' array when it is scratch; labels that
+    already are codes 0..K-1 (int64: that array is the caller's own) must come back as given."""
+    for kind, t, p in _labels_of_every_kind(n):
+        t0, p0 = t.copy(), p.copy()
+        for policy in ("keep", "exclude", "singletons"):
+            mc.evaluate(t, p, noise_policy=policy)
+            assert (t == t0).all() and (p == p0).all(), (kind, policy)
+    codes = np.arange(n, dtype=np.int64) % 9  # codes 0..8 as they come: no copy is made
+    before = codes.copy()
+    assert mc.contingency_table(codes, codes).n_samples == n
+    assert (codes == before).all()
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_evaluate_refuses_a_bad_workers_value_by_name(bad) -> None:
+    with pytest.raises(mc.ClustlensInputError, match="workers"):
+        mc.evaluate([0, 0, 1], [1, 1, 0], workers=bad)
+
+
+def test_a_sampled_size_hint_only_for_labels_with_few_distinct_values() -> None:
+    """pandas' hash table starts small when a strided sample holds few distinct labels (the
+    codes and uniques are the same either way), and at one slot a label when most differ."""
+    from metrics_core.partition import _contingency
+
+    rng = np.random.default_rng(5)
+    n = _contingency.SMALL_HINT * 4
+    few = rng.choice(2**40, 300)[rng.integers(0, 300, n)]
+    many = rng.choice(2**40, n, replace=False)
+    assert _contingency._size_hint(few) == _contingency.SMALL_HINT
+    assert _contingency._size_hint(many) is None
+    assert _contingency._size_hint(few[: _contingency.SMALL_HINT]) is None  # short: pandas'
+    # sorted labels: the sample is strided, so it still sees every one of them
+    assert _contingency._size_hint(np.sort(many)) is None
+    for labels in (few, many, np.sort(few), np.array([f"s{i}" for i in few[:100_000]])):
+        uniques, codes, _order = _contingency._factorize_unsorted(labels)
+        assert (uniques[codes] == labels).all()
+        assert len(uniques) == len(set(labels.tolist()))

@@ -870,13 +870,16 @@ def finish_conn(
 # --------------------------------------------------------------------------- one call
 
 
-def affinity_diagnostics(coef: Any, labels_true: Any, **conventions: Any) -> dict[str, Any]:
+def affinity_diagnostics(
+    coef: Any, labels_true: Any, *, workers: int | None = None, **conventions: Any
+) -> dict[str, Any]:
     """SRE and CONN in one call, as plain Python numbers (used by ``evaluate``).
 
     Keyword arguments are the conventions of :func:`subspace_preserving_error` and
     :func:`connectivity` (``orientation``, ``zero_rows``, ``normalize_rows``, ``cap``,
     ``laplacian``, ``singletons``, ``isolated``, ``zero_tol``, ``affinity_scale``,
     ``preset``); each goes to the function(s) that use it. C and the labels are validated once.
+    ``workers``: CONN's threads, as in :func:`connectivity`.
 
     Returns
     -------
@@ -893,9 +896,10 @@ def affinity_diagnostics(coef: Any, labels_true: Any, **conventions: Any) -> dic
     (0.666666666667, 2.0, 0)
     """
     sre_conv, conn_conv, spec = resolve_conventions(**conventions)
+    workers = check_workers(workers)
     c, codes, classes, counts = _prepare(coef, labels_true, sre_conv["orientation"])
     sre = _sre(c, codes, classes, sre_conv, spec)
-    conn = _conn(c, codes, classes, counts, conn_conv, spec, "auto", None)
+    conn = _conn(c, codes, classes, counts, conn_conv, spec, "auto", None, workers=workers)
     return summary(sre, conn)
 
 

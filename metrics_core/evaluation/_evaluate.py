@@ -31,6 +31,7 @@ def evaluate(
     normalize_rows: bool | None = None,
     conn_cap: bool | None = None,
     metrics: Iterable[str] | None = None,
+    workers: int | None = None,
 ) -> dict[str, float | int]:
     """Compute every external metric (and, given C, SRE and CONN) in one call.
 
@@ -70,6 +71,11 @@ def evaluate(
         need computed: ``metrics=("acc", "nmi")`` skips the matching's F-measures, the pair
         counts and AMI's expected MI. Same values as the full call. Default: all of them. SRE
         and CONN come with ``coef`` whatever it says.
+    workers : int, optional
+        Threads for the two label vectors' factorising (at once, from 65,536 labels each) and
+        for CONN's classes of a sparse C. ``None``: the environment's ``CLUSTLENS_WORKERS``,
+        else every CPU this process may use; ``1``: the calling thread only. No number depends
+        on it.
 
     Examples
     --------
@@ -87,6 +93,7 @@ def evaluate(
         contingency=contingency,
         noise_policy=noise_policy,
         noise_labels=noise_labels,
+        workers=workers,
     )
     out = partition_metrics(
         c, average_method=average_method, beta=beta, fmi_alpha=fmi_alpha, keys=metrics
@@ -99,7 +106,7 @@ def evaluate(
         conventions = affinity_conventions(
             coef_orientation, affinity_preset, zero_rows, normalize_rows, conn_cap
         )
-        out.update(affinity_diagnostics(coef, labels_true, **conventions))
+        out.update(affinity_diagnostics(coef, labels_true, workers=workers, **conventions))
     return out
 
 

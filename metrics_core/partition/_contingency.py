@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
+from metrics_core._threads import check_workers, thread_map
 from metrics_core.validation._errors import ClustlensInputError
 from metrics_core.validation._labels import check_contingency, check_label_pair
 
@@ -18,6 +19,20 @@ NOISE_POLICIES: tuple[str, ...] = ("keep", "exclude", "singletons")
 # Tables with more cells than this are stored as CSR; below it a dense int64 array is cheaper to
 # use (32 MB at the limit) and lets the exact Hungarian solver run on it directly.
 DENSE_CELL_LIMIT = 4_000_000
+# Two numeric label vectors of at least this many labels each are factorised at the same
+# time, one on a second thread (pandas' hashing and numpy's counting release the GIL): 1e6
+# 40-bit ids 7.9 -> 4.1 ms, compact ints 2.4 -> 1.8 ms on this 2-core machine. Below it,
+# handing a vector to a thread costs about what it saves (2^16: 0.50 -> 0.39 ms, 2^14: 0.15 ->
+# 0.19 ms). Not strings: 198 -> 176 ms, but both vectors' Python strings alive at once (the
+# traced peak 137 -> 258 MB at 1e6).
+CONCURRENT_MIN = 1 << 16
+# pandas.factorize sizes its hash table for every label unless told (~40 MB at 1e6 labels, in
+# no cache, for a hundred ids). A strided sample of HINT_SAMPLE labels with at most a quarter
+# of them distinct says the ids are few: the table starts at SMALL_HINT slots (and doubles if
+# more come). 1e6 40-bit ids, K = 10 / 1,000 / 10,000: 4.4 / 9.3 / 9.1 ms -> 3.2 / 3.7 / 5.4 ms
+# with a 2^16 start; every label distinct, 50 -> 94 ms (hence the sample).
+HINT_SAMPLE = 4096
+SMALL_HINT = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,7 +158,7 @@ def _factorize_unsorted(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
         # factoriser) instead of np.unique's O(N log N) sort; only the K uniques are sorted.
         import pandas as pd
 
-        codes, uniques = pd.factorize(labels)
+        codes, uniques = pd.factorize(labels, size_hint=_size_hint(labels))
         uniques = np.asarray(uniques, dtype=labels.dtype)
         order = np.argsort(uniques, kind="stable")
         codes = codes.astype(np.intp, copy=False)
@@ -152,6 +167,18 @@ def _factorize_unsorted(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
         return uniques, codes, order
     uniques, codes = np.unique(labels, return_inverse=True)
     return uniques, codes.reshape(-1).astype(np.intp, copy=False), None
+
+
+def _size_hint(labels: np.ndarray) -> int | None:
+    """``pandas.factorize``'s ``size_hint`` for ``labels``: ``SMALL_HINT`` when a strided
+    sample says they hold few distinct values, else ``None`` (pandas' own: one slot a label)."""
+    n = labels.shape[0]
+    if n <= SMALL_HINT:
+        return None
+    import pandas as pd
+
+    sample = labels[:: n // HINT_SAMPLE]
+    return SMALL_HINT if len(pd.unique(sample)) <= sample.shape[0] // 4 else None
 
 
 @dataclass(frozen=True)
@@ -178,12 +205,31 @@ def _is_noise(labels: np.ndarray, noise_labels: Iterable[Any]) -> np.ndarray:
     return mask
 
 
+def _factorize_pair(
+    t: np.ndarray, p: np.ndarray, *, sorted_pred: bool, workers: int
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray | None], ...]:
+    """:func:`_factorize_unsorted` of ``t`` and of ``p`` (``p``'s uniques sorted, order
+    ``None``, when ``sorted_pred``), the two at once on two threads when both are long."""
+
+    def pred(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        if sorted_pred:
+            return (*_factorize(labels), None)
+        return _factorize_unsorted(labels)
+
+    jobs = [(_factorize_unsorted, t), (pred, p)]
+    numeric = t.dtype.kind in "iub" and p.dtype.kind in "iub"
+    if numeric and workers > 1 and min(t.shape[0], p.shape[0]) >= CONCURRENT_MIN:
+        return tuple(thread_map(lambda job: job[0](job[1]), jobs, 2))
+    return tuple(fn(labels) for fn, labels in jobs)
+
+
 def contingency_table(
     labels_true: Any,
     labels_pred: Any,
     *,
     noise_policy: NoisePolicy = "keep",
     noise_labels: Iterable[Any] = (-1,),
+    workers: int | None = None,
 ) -> Contingency:
     """Count the classes x clusters contingency table in one pass.
 
@@ -200,6 +246,11 @@ def contingency_table(
         cluster. The number of such points is ``Contingency.n_noise`` whatever the policy.
     noise_labels : iterable, default=(-1,)
         Predicted label values that mean "noise".
+    workers : int, optional
+        Threads: two label vectors of ``CONCURRENT_MIN`` (65,536) labels or more are factorised
+        at the same time when it is 2 or more. ``None``: the environment's
+        ``CLUSTLENS_WORKERS``, else every CPU this process may use; ``1``: the calling thread
+        only. The table never depends on it.
 
     Returns
     -------
@@ -218,6 +269,7 @@ def contingency_table(
             f"unknown noise_policy {noise_policy!r}; choose one of {', '.join(NOISE_POLICIES)}",
             source="noise_policy",
         )
+    workers = check_workers(workers)
     t, p = check_label_pair(labels_true, labels_pred)
     noise = _is_noise(p, noise_labels)
     n_noise = int(noise.sum())
@@ -230,13 +282,11 @@ def contingency_table(
             )
         keep = ~noise
         t, p = t[keep], p[keep]
-    classes, ti, class_order = _factorize_unsorted(t)
-    if n_noise and noise_policy == "singletons":
-        clusters, pi = _factorize(p)
-        cluster_order = None
-    else:
-        clusters, pi, cluster_order = _factorize_unsorted(p)
-    if n_noise and noise_policy == "singletons":
+    singletons = bool(n_noise) and noise_policy == "singletons"
+    (classes, ti, class_order), (clusters, pi, cluster_order) = _factorize_pair(
+        t, p, sorted_pred=singletons, workers=workers
+    )
+    if singletons:
         # Noise points become clusters of their own. The real clusters keep their labels (and
         # type); each singleton is a NoiseSingleton, which equals no real label whatever it is.
         pi = pi.copy()
@@ -250,11 +300,13 @@ def contingency_table(
         names[:first_new] = clusters.tolist()
         names[first_new:] = [NoiseSingleton(int(i)) for i in noise_idx]
         clusters = names[used]
+    # ti is scratch once counted, unless it is t itself (labels that already were codes 0..K-1)
+    scratch = not np.may_share_memory(ti, t)
     if class_order is None and cluster_order is None:
-        return _count(ti, pi, classes, clusters, n_noise, noise_policy)
+        return _count(ti, pi, classes, clusters, n_noise, noise_policy, scratch)
     # Hash-factorised labels: the table was counted in order of first appearance; sorting its
     # K rows and C columns costs far less than relabelling the N codes.
-    c = _count(ti, pi, classes, clusters, n_noise, noise_policy)
+    c = _count(ti, pi, classes, clusters, n_noise, noise_policy, scratch)
     table = c.table
     if class_order is not None:
         table, classes = table[class_order], classes[class_order]
@@ -272,10 +324,18 @@ def _count(
     clusters: np.ndarray,
     n_noise: int,
     noise_policy: str,
+    scratch: bool = False,
 ) -> Contingency:
+    """The table of the codes ``ti``, ``pi``; ``scratch``: ``ti`` may be overwritten (then the
+    pair codes are formed in it: a fresh N-long array costs its pages, ~2 ms at N = 1e6)."""
     k, c = len(classes), len(clusters)
     if k * c <= DENSE_CELL_LIMIT:
-        flat = ti.astype(np.int64, copy=False) * c + pi  # no copy: the product is one already
+        if scratch and ti.dtype == np.int64:
+            flat = ti
+            flat *= c
+            flat += pi
+        else:
+            flat = ti.astype(np.int64, copy=False) * c + pi  # no copy: the product is one
         table = np.bincount(flat, minlength=k * c).astype(np.int64, copy=False).reshape(k, c)
     else:
         ones = np.ones(ti.shape[0], dtype=np.int64)
