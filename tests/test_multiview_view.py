@@ -419,6 +419,13 @@ def test_shipped_comparison_shows_at_once_and_recompute_can_be_stopped():
     assert "precomputed on HW: all 2,000 digits" in infos and "20 runs" in infos
     ssf = dict(zip(table["method"], table["ACC"], strict=True))["SSF"]
     assert float(ssf.split(" ±")[0]) > 0.97
+    # SSF's setting in the letters of the note above the table (the full words had made the
+    # table scroll sideways at 1,024 px); the CSV keeps the words
+    setting = dict(zip(table["method"], table["setting"], strict=True))["SSF"]
+    assert setting.split()[:3] == ["α=10", "β=0.001", "γ=6"], setting
+    from dashboard.compute import multiview as cm
+
+    assert "alpha=10.0 beta=0.001 gamma=6.0" in cm.shipped_protocol()["csv"]
     assert len(at.main.get("download_button")) == 2
     assert "computed here" not in "\n".join(unescape(c.value) for c in at.caption)
     # how each row was obtained: built when its box is opened

@@ -364,6 +364,30 @@ def _run_protocol(
                    runs, list(knn))  # fmt: skip
 
 
+#: SSF's parameters by the letters the page's note above the table uses
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ"}
+
+
+def short_setting(setting: str) -> str:
+    """A setting as the table shows it: SSF's ``alpha=10.0 beta=0.001 gamma=6.0 init=pkn`` as
+    ``α=10 β=0.001 γ=6 init=pkn`` (the CSV keeps the full text); others as they are.
+
+    >>> short_setting("alpha=10.0 beta=0.001 gamma=6.0 init=pkn"), short_setting("k=10")
+    ('α=10 β=0.001 γ=6 init=pkn', 'k=10')
+    """
+    words = []
+    for word in setting.split():
+        name, eq, value = word.partition("=")
+        if eq and name in _GREEK:
+            try:
+                value = f"{float(value):g}"
+            except ValueError:
+                pass
+            name = _GREEK[name]
+        words.append(f"{name}{eq}{value}")
+    return " ".join(words)
+
+
 def present(table, notes: list[str], latex: str, runs: int, knn: list[int]) -> dict[str, Any]:
     """The comparison as the page shows it: mean ± std strings (★ the best mean per column),
     the chosen settings (how each was chosen in a few words; ``chosen`` maps them to the full
@@ -382,7 +406,7 @@ def present(table, notes: list[str], latex: str, runs: int, knn: list[int]) -> d
             row[METRIC_LABELS[k]] = f"{r[f'{k}_mean']:.4f} ±\u00a0{r[f'{k}_std']:.4f}{mark}"
         shown.append(row)
     for row, (_m, r) in zip(shown, table.iterrows(), strict=True):
-        row["setting"] = str(r.get("setting", ""))
+        row["setting"] = short_setting(str(r.get("setting", "")))
         how = str(r.get("selected_by", ""))
         row["chosen"] = SELECTED_BY_SHORT.get(how, how)
         if row["chosen"] != how:

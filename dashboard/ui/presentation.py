@@ -60,6 +60,11 @@ BASE_RULES = (
 #: labels). A container query, so it follows the main area, not the window.
 LAYOUT_RULES = (
     "[data-testid='stMainBlockContainer'] { container-type: inline-size; }",
+    # Streamlit's wide layout keeps 5rem each side of the page at any width; below 1,280 px
+    # (1,024 px with the sidebar open left 593 px for the page, and the Multi-view comparison
+    # scrolled sideways) 1.5rem is room enough
+    "@media (max-width: 1279.98px) { [data-testid='stMainBlockContainer'] "
+    "{ padding-left: 1.5rem; padding-right: 1.5rem; } }",
     # static tables (widgets.static_table): st.table's look, in the page's own colours
     ".cl-table { width: 100%; border-collapse: collapse; font-size: 0.875em; color: inherit; }",
     ".cl-table th { text-align: left; font-weight: 600; padding: 0.45em 0.6em; "
@@ -118,7 +123,9 @@ LAYOUT_RULES = (
     ".cl-metric-label { font-size: 0.875rem; line-height: 1.6; color: inherit; }",
     ".cl-metric-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem; "
     "color: inherit; overflow-wrap: anywhere; }",
-    "@container (max-width: 640px) { .cl-metrics { grid-template-columns: repeat(2, 1fr) "
+    # two cards a row on a narrow page: five in 694 px (1,024 px with the sidebar open) cut
+    # "10 / K = 10" into three lines
+    "@container (max-width: 760px) { .cl-metrics { grid-template-columns: repeat(2, 1fr) "
     "!important; } }",
     # preformatted text (widgets.preformatted): st.code's look without its highlighter
     ".cl-pre { font-family: 'Source Code Pro', monospace; font-size: 0.875em; line-height: 1.6; "
