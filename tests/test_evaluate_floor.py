@@ -245,6 +245,47 @@ def test_argmax_assignment_declines_shared_best_columns() -> None:
     assert w[r, s].sum() == 18.0
 
 
+def test_best_cells_are_the_argmax_assignment_of_the_table() -> None:
+    """ACC, NCA and PSI take each class's best cluster from the stored cells (_row_best) when
+    they can: the very cells the dense table's argmax assignment picks (first of ties), None
+    exactly when it declines, and to the bit the pivots and matching of the table path."""
+    rng = np.random.default_rng(17)
+    applied = declined = 0
+    for trial in range(600):
+        k, c = int(rng.integers(1, 12)), int(rng.integers(1, 12))
+        n = int(rng.integers(1, 150))
+        t = rng.integers(0, k, n)
+        p = np.where(rng.random(n) < rng.random(), t % c, rng.integers(0, c, n))
+        ct = mc.contingency_table(t, p)
+        for scale_cols in (None, ct.col_sums):
+            vals = _matching._scaled_cells(ct, ct.row_sums, scale_cols)
+            table = _matching._scaled_table(ct, ct.row_sums, scale_cols)
+            for v, dense in ((ct.counts, ct.dense()), (vals, table)):
+                first = _matching._row_best(ct, v)
+                want = (
+                    _matching._argmax_assignment(dense) if ct.n_classes <= ct.n_clusters else None
+                )
+                assert (first is None) == (want is None), (trial, dense)
+                if first is not None:
+                    assert (ct.nz_rows[first] == want[0]).all()
+                    assert (ct.nz_cols[first] == want[1]).all()
+                    applied += 1
+                else:
+                    declined += 1
+            assert _matching._scaled_pivot_sum(ct, ct.row_sums, scale_cols) == (
+                _matching._pivot_sum(table)
+            )
+        rows, cols = _matching._assign(ct.dense())
+        m = _matching._match(ct)
+        counts = ct.dense()[rows, cols]
+        keep = counts > 0
+        order = np.argsort(rows[keep], kind="stable")
+        assert m.class_index.tolist() == rows[keep][order].tolist()
+        assert m.cluster_index.tolist() == cols[keep][order].tolist()
+        assert m.matched_counts.tolist() == counts[keep][order].tolist()
+    assert applied > 500 and declined > 300
+
+
 def _same(left: dict, right: dict) -> None:
     assert left.keys() == right.keys()
     for key in left:
