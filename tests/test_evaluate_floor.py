@@ -286,6 +286,26 @@ def test_best_cells_are_the_argmax_assignment_of_the_table() -> None:
     assert applied > 500 and declined > 300
 
 
+@pytest.mark.parametrize(
+    "table", [[[3, 0], [0, 0], [1, 4]], [[3, 1], [0, 4], [0, 0]], [[0, 5, 0], [0, 0, 0], [3, 0, 1]]]
+)
+def test_a_hand_built_table_with_an_empty_class_takes_the_table_path(table) -> None:
+    """contingency_table never leaves a class without cells, but a Contingency built by hand
+    may: the cell-based shortcuts step aside (no index past the cells) and the numbers are the
+    table path's."""
+    from metrics_core.partition._contingency import Contingency
+    from metrics_core.partition._registry import TableStats
+
+    c = Contingency(np.array(table), np.arange(len(table)), np.arange(len(table[0])))
+    assert _matching._row_starts(c) is None and _matching._row_best(c, c.counts) is None
+    want = _matching._pivot_sum(_matching._scaled_table(c, c.row_sums, None))
+    assert _matching._scaled_pivot_sum(c, c.row_sums, None) == want
+    dense = np.array(table, dtype=float)
+    f = np.where(dense > 0, 2 * dense / (c.row_sums[:, None] + c.col_sums[None, :]), 0.0)
+    assert _matching._f_matrix_max(c).tolist() == f.max(axis=1).tolist()
+    assert 0 <= _matching._acc(TableStats(c)) <= 1
+
+
 def _same(left: dict, right: dict) -> None:
     assert left.keys() == right.keys()
     for key in left:

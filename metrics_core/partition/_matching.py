@@ -227,12 +227,24 @@ def _row_best(c: Contingency, vals: np.ndarray) -> np.ndarray | None:
     if c.is_sparse or k == 0 or k > n or vals.size == 0:
         return None
     rows = c.nz_rows
-    best = np.maximum.reduceat(vals, np.searchsorted(rows, np.arange(k)))  # no row is empty
+    starts = _row_starts(c)
+    if starts is None:
+        return None
+    best = np.maximum.reduceat(vals, starts)
     at = np.flatnonzero(vals == best[rows])
     first = at[np.flatnonzero(np.diff(rows[at], prepend=-1))]
     if np.bincount(c.nz_cols[first], minlength=n).max() > 1:
         return None
     return first
+
+
+def _row_starts(c: Contingency) -> np.ndarray | None:
+    """Where each class's run of stored cells starts (they are row-major), or None when a
+    class has none (a table built by hand; :func:`contingency_table` never makes one)."""
+    starts = np.searchsorted(c.nz_rows, np.arange(c.n_classes))
+    if starts.size and (starts[-1] >= c.nz_rows.size or (np.diff(starts) == 0).any()):
+        return None
+    return starts
 
 
 def _match(c: Contingency) -> Matching:
@@ -381,10 +393,12 @@ def purity_score(
 def _f_matrix_max(c: Contingency) -> np.ndarray:
     """max_j F_ij per class, where F_ij = 2 n_ij / (|Y_i| + |C_j|) (0 where n_ij = 0)."""
     f = 2.0 * c.counts / (c.row_sums[c.nz_rows] + c.col_sums[c.nz_cols])
-    if f.size == 0:
-        return np.zeros(c.n_classes)
-    # a class's cells stand together (row-major) and none has none: one max per run of cells
-    return np.maximum.reduceat(f, np.searchsorted(c.nz_rows, np.arange(c.n_classes)))
+    starts = _row_starts(c) if f.size else None
+    if starts is not None:  # one max per class's run of cells
+        return np.maximum.reduceat(f, starts)
+    best = np.zeros(c.n_classes)
+    np.maximum.at(best, c.nz_rows, f)
+    return best
 
 
 @metric(
