@@ -26,7 +26,7 @@ DENSE_CELL_LIMIT = 4_000_000
 # 0.19 ms). Not strings: 198 -> 176 ms, but both vectors' Python strings alive at once (the
 # traced peak 137 -> 258 MB at 1e6).
 CONCURRENT_MIN = 1 << 16
-# pandas.factorize sizes its hash table for every label unless told (~40 MB at 1e6 labels, in
+# pandas.factorize sizes its hash table for every label unless told (~30 MB at 1e6 labels, in
 # no cache, for a hundred ids). A strided sample of HINT_SAMPLE labels with at most a quarter
 # of them distinct says the ids are few: the table starts at SMALL_HINT slots (and doubles if
 # more come). 1e6 40-bit ids, K = 10 / 1,000 / 10,000: 4.4 / 9.3 / 9.1 ms -> 3.2 / 3.7 / 5.4 ms
