@@ -123,8 +123,8 @@ LAYOUT_RULES = (
     ".cl-metric-label { font-size: 0.875rem; line-height: 1.6; color: inherit; }",
     ".cl-metric-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem; "
     "color: inherit; overflow-wrap: anywhere; }",
-    # two cards a row on a narrow page: five in 694 px (1,024 px with the sidebar open) cut
-    # "10 / K = 10" into three lines
+    # two cards a row on a narrow page: five in 694 px (1,024 px with the sidebar open) were
+    # 120 px each, a long label or value over three lines
     "@container (max-width: 760px) { .cl-metrics { grid-template-columns: repeat(2, 1fr) "
     "!important; } }",
     # preformatted text (widgets.preformatted): st.code's look without its highlighter

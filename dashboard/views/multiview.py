@@ -182,8 +182,18 @@ def _controls(s: state.AppState) -> None:
                 s.multiview.protocol = None
 
 
+def components_value(n_components: int, k: int) -> str:
+    """The "components of S" card's value: the count alone when it is K, else with K.
+
+    >>> components_value(10, 10), components_value(12, 10)
+    ('10', '12 (K = 10)')
+    """
+    return f"{n_components}" if n_components == k else f"{n_components} (K = {k})"
+
+
 def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
     m = res["metrics"]
+    n_comp, k = res["n_components"], res["n_clusters"]
     shipped = res.get("shipped")
     ui.metric_cards(
         [
@@ -191,10 +201,13 @@ def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
             ("NMI", f"{m['nmi']:.3f}"),
             ("ARI", f"{m['ari']:.3f}"),
             (
+                # one short number when S has its K components: "10 / K = 10" broke into two
+                # lines in a fifth of the row at 1,280 px and made every card that tall (K is
+                # in the note above and in the help; a mismatch also gets a warning below)
                 "components of S",
-                f"{res['n_components']} / K = {res['n_clusters']}",
+                components_value(n_comp, k),
                 "labels are the connected components of S (no k-means); the rank constraint "
-                "asks for exactly K",
+                f"asks for exactly K = {k}",
             ),
             (
                 "time" if shipped is None else "time (precomputed)",
