@@ -19,6 +19,7 @@ from dashboard.compute import multiview as cm
 from dashboard.figures.multiview import affinity_panels, ssf_overview
 from dashboard.session import budget, state
 from dashboard.ui import widgets as ui
+from dashboard.ui.progress import StepBar
 from metrics_core.evaluation import mean_std_caption
 from metrics_core.multiview._ssf import DEFAULT_SSF
 from metrics_core.validation import ClustlensInputError
@@ -424,19 +425,11 @@ def _protocol_section(
                     # turned at 60 frames a second for minutes on HW's 20 runs)
                     from metrics_core.multiview import protocol_steps  # the Run imports it
 
-                    total = protocol_steps(cfg["runs"], len(data.view_names))
-                    steps = [0]
-                    bar = status.progress(
-                        0.0, text=f"running the protocol ({cfg['runs']} runs): 0 of {total} steps"
+                    progress = StepBar(
+                        status,
+                        protocol_steps(cfg["runs"], len(data.view_names)),
+                        f"running the protocol ({cfg['runs']} runs)",
                     )
-
-                    def progress(message: str) -> None:
-                        steps[0] += 1
-                        bar.progress(
-                            min(steps[0] / total, 1.0),
-                            text=ui.md_escape(f"{steps[0]} of {total} steps — {message}"),
-                        )
-
                     began = time.perf_counter()
                     done = cm.protocol(
                         data,
