@@ -215,11 +215,35 @@ def test_emi_truncation_matches_full_sum() -> None:
         (40_000, 35_000, 100_000),
         (10_000, 10_000, 10_000_000),
         (5, 5_000_000, 10_000_000),
+        (20_000, 30_000, 1 << 26),  # past _EXACT_PRODUCTS_MAX_N: the products of differences
     ]
     for ai, bi, n in cases:
         got = _hypergeometric_expectation(np.array([ai]), np.array([bi]), n)[0]
         want, scale = full(ai, bi, n)
         assert abs(got - want) <= 1e-12 * scale + 1e-300, (ai, bi, n, got, want)
+
+
+def test_emi_ratios_as_matrix_products_are_the_same_numbers(monkeypatch) -> None:
+    """Up to n = 2^25 the ratio recurrence's numerators and denominators come from matrix
+    products of [1, x, x²] (exact: every integer in them stays below 2^53); past it, from the
+    products of differences. Both give the same doubles, so E[MI] is the same to the bit."""
+    from metrics_core.partition import _information as inf
+
+    rng = np.random.default_rng(11)
+    cases = []
+    for n in (2, 7, 100, 1000, 54_321, 1_000_000, 30_000_000, 1 << 25):
+        a = rng.integers(1, n + 1, 300)
+        b = rng.integers(1, n + 1, 300)
+        # the edges: a or b of 1, of n, both near n (a + b − n > 0), both near n / 2
+        a[:6] = [1, n, n, max(n - 1, 1), max(n // 2, 1), 1]
+        b[:6] = [1, 1, n, max(n - 2, 1), max(n // 2, 1), n]
+        cases.append((a, b, n))
+    assert inf._EXACT_PRODUCTS_MAX_N == 1 << 25
+    fast = [inf._hypergeometric_expectation(a, b, n) for a, b, n in cases]
+    monkeypatch.setattr(inf, "_EXACT_PRODUCTS_MAX_N", -1)
+    plain = [inf._hypergeometric_expectation(a, b, n) for a, b, n in cases]
+    for (_a, _b, n), x, y in zip(cases, fast, plain, strict=True):
+        assert np.array_equal(x, y), (n, np.flatnonzero(x != y)[:5])
 
 
 def test_large_sparse_table_matching() -> None:

@@ -46,6 +46,9 @@ _BLOCK_CELLS = 1 << 17
 _ROW_SCAN_MIN = 64
 # (a, b) pairs per batch of _emi: bounds the per-pair arrays (~20 of them) to a few MB each.
 _PAIR_BATCH = 1 << 18
+# Up to this population the ratio recurrence's numerators and denominators are computed as
+# matrix products (exact: every integer involved stays within 4(n+1)² < 2^53).
+_EXACT_PRODUCTS_MAX_N = 1 << 25
 
 
 def _entropy_from_counts(counts: np.ndarray) -> float:
@@ -224,6 +227,11 @@ def _hypergeometric_expectation(a: np.ndarray, b: np.ndarray, n: int) -> np.ndar
     return out
 
 
+def _quadratic(x: np.ndarray) -> np.ndarray:
+    """The rows [1, x, x²] of the column vector ``x`` (a C-contiguous matrix, for BLAS)."""
+    return np.hstack([np.ones_like(x), x, x * x])
+
+
 def _phi(t: np.ndarray) -> np.ndarray:
     """(1 + t) log(1 + t) − t, accurate to rounding also where it is ~t²/2 (small t)."""
     t = np.asarray(t, dtype=np.float64)
@@ -310,6 +318,10 @@ def _expectation_group(
         xs = (x_dn + 1.0)[:, None]
         sides.append((False, xs, None, grids[1]))
     step = max(1, _BLOCK_CELLS // max(n_up, n_down, 1))
+    # Every product and partial sum in the ratios' numerators and denominators is an integer
+    # of magnitude at most 4(n+1)² < 2^53 here, so exact in doubles in any order: a matrix
+    # product each (one pass over the block, not four) gives the same numbers, to the bit.
+    exact_products = n <= _EXACT_PRODUCTS_MAX_N
     redo = []
     for start in range(0, idx.size, step):
         sel = idx[start : start + step]
@@ -323,19 +335,37 @@ def _expectation_group(
         m_off = mode[sel] - c  # where the mode is: its weight is the largest
         cols = np.arange(sel.size)
         ends = []
+        if exact_products:
+            zeros = np.zeros(sel.size)
+            ones = np.ones(sel.size)
+            # (a−x)(b−x) = ab − (a+b)x + x², (x+1)(n−a−b+x+1) = (n−a−b)(x+1) + (x+1)², and
+            # going down x(n−a−b+x) = (n−a−b)x + x², (a+1−x)(b+1−x) = (a+1)(b+1) − (a+b+2)x + x²
+            up_num = np.stack([af * bf, -(af + bf), ones])
+            up_den = np.stack([zeros, rest, ones])
+            down_num = up_den
+            down_den = np.stack([(af + 1.0) * (bf + 1.0), -(af + bf + 2.0), ones])
         for up, xs, xs1, rows in sides:
             if up:
-                w = af - xs
-                w *= bf - xs
-                den = rest + xs1
-                den *= xs1
                 at_end = c + xs.size >= hi[sel]
+                if exact_products:
+                    w = _quadratic(xs) @ up_num
+                    den = _quadratic(xs1) @ up_den
+                else:
+                    w = af - xs
+                    w *= bf - xs
+                    den = rest + xs1
+                    den *= xs1
             else:
-                w = rest + xs
-                w *= xs
-                den = (af + 1.0) - xs
-                den *= (bf + 1.0) - xs
                 at_end = c - xs.size <= lo[sel]
+                if exact_products:
+                    q = _quadratic(xs)
+                    w = q @ down_num
+                    den = q @ down_den
+                else:
+                    w = rest + xs
+                    w *= xs
+                    den = (af + 1.0) - xs
+                    den *= (bf + 1.0) - xs
             w /= den
             last_ratio = w[-1].copy()
             if sel.size < _ROW_SCAN_MIN:
