@@ -475,3 +475,37 @@ def test_a_sampled_size_hint_only_for_labels_with_few_distinct_values() -> None:
         uniques, codes, _order = _contingency._factorize_unsorted(labels)
         assert (uniques[codes] == labels).all()
         assert len(uniques) == len(set(labels.tolist()))
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_noise_kept_is_counted_from_the_clusters_as_from_the_points(monkeypatch, dense) -> None:
+    """Under "keep" the noise points are counted from the table (the clusters whose label is
+    a noise label), not by a pass over the N labels: the same count as the points give, for
+    every label kind, custom noise labels, noise absent, and a sparse table."""
+    from metrics_core.partition import _contingency
+
+    if not dense:
+        monkeypatch.setattr(_contingency, "DENSE_CELL_LIMIT", 10)
+    rng = np.random.default_rng(21)
+    n = 3_000
+    cases = [(kind, t, p, (-1,)) for kind, t, p in _labels_of_every_kind(n)]
+    p = rng.integers(0, 40, n)
+    cases += [
+        ("compact with -1", p % 7, p - 1, (-1,)),
+        ("strings '-1'", p % 7, np.array([str(v - 3) for v in p]), (-1,)),
+        ("two noise labels", p % 7, p, (0, 39, "x")),
+        ("string noise label", p % 7, np.array([f"k{v}" for v in p]), ("k5", 5)),
+        ("noise absent", p % 7, p + 1, (-1,)),
+        ("all noise", p % 7, np.full(n, -1), (-1,)),
+        ("no noise labels", p % 7, p - 1, ()),
+    ]
+    for kind, t, p, labels in cases:
+        c = mc.contingency_table(t, p, noise_labels=labels)
+        assert c.is_sparse is not dense or c.n_clusters * c.n_classes <= 10, kind
+        want = int(_contingency._is_noise(np.asarray(p), labels).sum())
+        assert c.n_noise == want, (kind, c.n_noise, want)
+        assert (
+            mc.contingency_table(t, p, noise_labels=labels, noise_policy="singletons").n_noise
+            == want
+        )
+        assert mc.evaluate(t, p, noise_labels=labels)["n_noise"] == want, kind

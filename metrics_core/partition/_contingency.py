@@ -271,8 +271,14 @@ def contingency_table(
         )
     workers = check_workers(workers)
     t, p = check_label_pair(labels_true, labels_pred)
-    noise = _is_noise(p, noise_labels)
-    n_noise = int(noise.sum())
+    noise_labels = tuple(noise_labels)
+    if noise_policy == "keep":
+        # counted from the table below: noise is a test of the label value, so the clusters
+        # that are noise (K labels) tell as much as the N points do
+        noise, n_noise = None, 0
+    else:
+        noise = _is_noise(p, noise_labels)
+        n_noise = int(noise.sum())
     if n_noise and noise_policy == "exclude":
         if n_noise == p.shape[0]:
             raise ClustlensInputError(
@@ -302,12 +308,13 @@ def contingency_table(
         clusters = names[used]
     # ti is scratch once counted, unless it is t itself (labels that already were codes 0..K-1)
     scratch = not np.may_share_memory(ti, t)
-    if class_order is None and cluster_order is None:
-        return _count(ti, pi, classes, clusters, n_noise, noise_policy, scratch)
+    table = _count(ti, pi, len(classes), len(clusters), scratch)
+    if noise is None:
+        noisy = np.flatnonzero(_is_noise(clusters, noise_labels))
+        if noisy.size:
+            n_noise = int(table[:, noisy].sum())
     # Hash-factorised labels: the table was counted in order of first appearance; sorting its
     # K rows and C columns costs far less than relabelling the N codes.
-    c = _count(ti, pi, classes, clusters, n_noise, noise_policy, scratch)
-    table = c.table
     if class_order is not None:
         table, classes = table[class_order], classes[class_order]
     if cluster_order is not None:
@@ -317,18 +324,10 @@ def contingency_table(
     return Contingency(table, classes, clusters, n_noise, noise_policy)
 
 
-def _count(
-    ti: np.ndarray,
-    pi: np.ndarray,
-    classes: np.ndarray,
-    clusters: np.ndarray,
-    n_noise: int,
-    noise_policy: str,
-    scratch: bool = False,
-) -> Contingency:
-    """The table of the codes ``ti``, ``pi``; ``scratch``: ``ti`` may be overwritten (then the
-    pair codes are formed in it: a fresh N-long array costs its pages, ~2 ms at N = 1e6)."""
-    k, c = len(classes), len(clusters)
+def _count(ti: np.ndarray, pi: np.ndarray, k: int, c: int, scratch: bool = False) -> Any:
+    """The k x c table of the codes ``ti``, ``pi`` (dense, or CSR past ``DENSE_CELL_LIMIT``
+    cells); ``scratch``: ``ti`` may be overwritten (then the pair codes are formed in it: a
+    fresh N-long array costs its pages, ~2 ms at N = 1e6)."""
     if k * c <= DENSE_CELL_LIMIT:
         if scratch and ti.dtype == np.int64:
             flat = ti
@@ -336,12 +335,11 @@ def _count(
             flat += pi
         else:
             flat = ti.astype(np.int64, copy=False) * c + pi  # no copy: the product is one
-        table = np.bincount(flat, minlength=k * c).astype(np.int64, copy=False).reshape(k, c)
-    else:
-        ones = np.ones(ti.shape[0], dtype=np.int64)
-        table = sp.csr_array((ones, (ti, pi)), shape=(k, c))
-        table.sum_duplicates()
-    return Contingency(table, classes, clusters, n_noise, noise_policy)
+        return np.bincount(flat, minlength=k * c).astype(np.int64, copy=False).reshape(k, c)
+    ones = np.ones(ti.shape[0], dtype=np.int64)
+    table = sp.csr_array((ones, (ti, pi)), shape=(k, c))
+    table.sum_duplicates()
+    return table
 
 
 def contingency_from_table(
