@@ -10,9 +10,9 @@ from dashboard.ui.widgets import md_escape
 
 #: Seconds between two redraws of a step bar. Each redraw is a message to the browser and a
 #: re-render there, and on a 2-core machine that work is taken from the computation it reports
-#: on: Multi-view's demo comparison (15 steps in ~1.6 s) computed in 1.72-1.86 s in the server
-#: with a redraw per step, 1.59-1.65 s with at most one every 0.5 s (1.49-1.61 s in a process
-#: with no browser; tests/benchmarks/HISTORY.md, 2026-11-28).
+#: on: Multi-view's demo comparison (15 steps in ~1.6 s) computed in 1.80 s in the server with
+#: a redraw per step, 1.64 s with at most one every 0.5 s, 1.68 s with no bar (medians over
+#: alternated servers; 1.57 s in a process with no browser; tests/benchmarks/HISTORY.md).
 REDRAW_INTERVAL_S = 0.5
 
 
