@@ -74,6 +74,7 @@ MODULES: tuple[str, ...] = (
     "metrics_core.multiview._protocol",
     "dashboard.compute.multiview",
     "dashboard.figures.multiview",
+    "dashboard.ui.progress",
     "demo_data.make_multiview_ssf",
     "demo_data.make_multiview_table",
     "dashboard.compute.learn",
