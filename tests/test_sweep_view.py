@@ -141,6 +141,58 @@ def test_shipped_demo_sweep_rows_are_what_a_fresh_run_gives():
             assert got[k] == pytest.approx(v, rel=1e-9, abs=1e-12), k
 
 
+def test_the_demo_reads_its_digits_only_when_they_are_used():
+    """The first visit shows the shipped rows without reading the pixel view (~25 ms of that
+    visit); what is read later is the handwritten-digits source's own data, and a copy made by
+    the cache (a pickle) is not read either."""
+    import pickle
+
+    import dashboard.compute.sweep as cs
+    from demo_data import make_sweep_demo as demo
+
+    at = sweep_page(setup_open=False)
+    run = run_state(at)
+    data = run["data"]
+    assert not data.loaded and run["n_clusters"] == 10
+    eager = cs.mfeat(demo.VIEW, demo.N, demo.SEED)
+    assert (data.key, data.name, data.notes) == (eager.key, eager.name, eager.notes)
+    assert not data.loaded
+    copy = pickle.loads(pickle.dumps(data))
+    np.testing.assert_array_equal(data.X, eager.X)
+    np.testing.assert_array_equal(data.labels, eager.labels)
+    assert data.loaded and (data.n, data.n_classes) == (400, 10)
+    assert not copy.loaded and copy.X.shape == (400, 240) and copy.loaded
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"rows": [{"lambda": 1.0, "acc": 0.5}] * 9},  # no size or class count
+        {"rows": [{"n_samples": 400, "n_classes": "10"}] * 9},
+        {"rows": [{"n_samples": 0, "n_classes": 10}] * 9},
+        {"rows": [{"n_samples": 400, "n_classes": 10}] * 8},  # not one row a setting
+        {"rows": [{"n_samples": 400, "n_classes": 10}, 3] + [{}] * 7},
+        [1, 2],
+    ],
+)
+def test_shipped_demo_rows_without_their_sizes_are_not_used(tmp_path, monkeypatch, raw):
+    """The demo's size and class count come from its shipped rows (its points are read only
+    when used): rows that do not give them are not used (the demo is then computed)."""
+    import dashboard.compute.sweep as cs
+    from demo_data import make_sweep_demo as demo
+
+    path = tmp_path / "demo.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    cs._shipped_rows.clear()
+    try:
+        assert cs._shipped_rows(9) is not None  # the shipped file
+        cs._shipped_rows.clear()
+        monkeypatch.setattr(demo, "OUT", path)
+        assert cs._shipped_rows(9) is None
+    finally:
+        cs._shipped_rows.clear()
+
+
 def test_tiny_run_finishes_and_is_exported():
     at = tiny_grid(sweep_page())
     ok(at.button(key="sw_run").click().run())

@@ -15,8 +15,10 @@ one setting per call, so it can show progress, be stopped and keep what is finis
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,15 +53,53 @@ _BIG = {"show_spinner": False, "max_entries": 8, "ttl": CACHE_TTL}
 
 
 # ---------------------------------------------------------------- data sources
-@dataclass(frozen=True)
 class SweepData:
-    """Data a sweep runs on: ``key`` names it for the caches, ``name`` for people."""
+    """Data a sweep runs on: ``key`` names it for the caches, ``name`` for people.
 
-    key: str
-    name: str
-    X: np.ndarray | None
-    labels: np.ndarray | None
-    notes: tuple[str, ...] = ()
+    ``X`` (points as rows) and ``labels`` are given, or read by ``load`` (no arguments, returns
+    both) the first time either is used: the Sweep page's first visit shows the demo's shipped
+    rows and reads its points only when a setting is opened (reading the digits took ~25 ms of
+    that visit).
+    """
+
+    __slots__ = ("_arrays", "_load", "key", "name", "notes")
+
+    def __init__(
+        self,
+        key: str,
+        name: str,
+        X: np.ndarray | None = None,
+        labels: np.ndarray | None = None,
+        notes: tuple[str, ...] = (),
+        *,
+        load: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None,
+    ) -> None:
+        self.key = key
+        self.name = name
+        self.notes = tuple(notes)
+        self._arrays = None if load is not None else (X, labels)
+        self._load = load
+
+    def __repr__(self) -> str:
+        return f"SweepData({self.key!r}, {self.name!r})"
+
+    def _read(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        if self._arrays is None:
+            self._arrays = self._load()
+        return self._arrays
+
+    @property
+    def X(self) -> np.ndarray | None:
+        return self._read()[0]
+
+    @property
+    def labels(self) -> np.ndarray | None:
+        return self._read()[1]
+
+    @property
+    def loaded(self) -> bool:
+        """Whether ``X`` and ``labels`` are in memory (read, or given)."""
+        return self._arrays is not None
 
     @property
     def n(self) -> int:
@@ -142,15 +182,32 @@ def mfeat_views() -> dict[str, str]:
 def mfeat(view: str, n: int = MFEAT_DEFAULT_N, seed: int = 0) -> SweepData:
     """One view of the UCI handwritten digits (a stratified subset of ``n`` points)."""
     X, y = _mfeat(str(view), int(n), int(seed))
-    whole = X.shape[0] >= 2000
-    size = "all 2,000 digits" if whole else f"{X.shape[0]:,} digits (stratified, seed {seed})"
+    return SweepData(*_mfeat_names(view, n, seed, X.shape[0]), X, y, MFEAT_NOTES)
+
+
+def mfeat_later(view: str, n: int, seed: int, points: int) -> SweepData:
+    """:func:`mfeat`'s data, its points read only when first used; ``points``: the subset's size
+    (known beforehand, e.g. from shipped results, for the name)."""
     return SweepData(
-        f"mfeat:{view}:{int(n)}:{int(seed)}",
-        f"handwritten digits, view {view}: {size}",
-        X,
-        y,
-        ("UCI Multiple Features (R.P.W. Duin), CC BY 4.0",),
+        *_mfeat_names(view, n, seed, points),
+        notes=MFEAT_NOTES,
+        load=functools.partial(_mfeat_arrays, str(view), int(n), int(seed)),
     )
+
+
+#: Where the handwritten digits come from (shown with any sweep on them).
+MFEAT_NOTES = ("UCI Multiple Features (R.P.W. Duin), CC BY 4.0",)
+
+
+def _mfeat_names(view: str, n: int, seed: int, points: int) -> tuple[str, str]:
+    """The cache key and the name of a subset of ``points`` digits."""
+    whole = points >= 2000
+    size = "all 2,000 digits" if whole else f"{points:,} digits (stratified, seed {seed})"
+    return f"mfeat:{view}:{int(n)}:{int(seed)}", f"handwritten digits, view {view}: {size}"
+
+
+def _mfeat_arrays(view: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    return _mfeat(view, n, seed)
 
 
 def uploaded(
@@ -309,20 +366,26 @@ def setting_coef(
 def demo_sweep() -> dict[str, Any]:
     """The first-visit sweep: LSR over λ on 400 handwritten digits (pixel view), its rows read
     from the file shipped in ``demo_data`` (computed there by the same ``run_sweep`` call a
-    setting runs here; a test checks they match), computed now if that file is missing."""
+    setting runs here; a test checks they match), computed now if that file is missing. With
+    the shipped rows the digits are read only when a setting is opened (``mfeat_later``)."""
     from demo_data import make_sweep_demo as demo
 
-    data = mfeat(demo.VIEW, demo.N, demo.SEED)
     grid = parse_grid(demo.MODEL, [demo.GRID])
     rows = _shipped_rows(len(grid.settings))
     if rows is None:
+        data = mfeat(demo.VIEW, demo.N, demo.SEED)
+        n_classes = data.n_classes
         rows = []
         for params in grid.settings:
-            row, _ = run_setting(data, demo.MODEL, params, seed=demo.SEED,
-                                 n_clusters=data.n_classes)  # fmt: skip
+            row, _ = run_setting(data, demo.MODEL, params, seed=demo.SEED, n_clusters=n_classes)
             rows.append(row)
+    else:
+        first = rows[0]
+        data = mfeat_later(demo.VIEW, demo.N, demo.SEED, int(first["n_samples"]))
+        n_classes = int(first["n_classes"])
     return {"rows": [{**r, "setting": i} for i, r in enumerate(rows)], "grid": grid,
-            "data": data, "model": demo.MODEL, "seed": demo.SEED}  # fmt: skip
+            "data": data, "model": demo.MODEL, "seed": demo.SEED,
+            "n_classes": n_classes}  # fmt: skip
 
 
 @st.cache_resource(show_spinner=False)
@@ -333,8 +396,12 @@ def _shipped_rows(n: int) -> list[dict[str, Any]] | None:
         raw = json.loads(demo.OUT.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    rows = raw.get("rows")
-    return rows if isinstance(rows, list) and len(rows) == n else None
+    rows = raw.get("rows") if isinstance(raw, dict) else None
+    if not (isinstance(rows, list) and len(rows) == n and all(isinstance(r, dict) for r in rows)):
+        return None
+    # the demo's size and class count come from them (its points are read only when needed)
+    sizes = (rows[0].get("n_samples"), rows[0].get("n_classes"))
+    return rows if all(isinstance(v, int) and v > 0 for v in sizes) else None
 
 
 # ---------------------------------------------------------------- bundles

@@ -62,7 +62,7 @@ def _demo_run() -> dict[str, Any]:
         "model": demo["model"],
         "grid": grid,
         "seed": demo["seed"],
-        "n_clusters": data.n_classes,
+        "n_clusters": demo["n_classes"],
         "rows": {i: r for i, r in enumerate(demo["rows"])},
         "status": "done",
         "seconds": 0.0,
