@@ -415,40 +415,48 @@ def _protocol_section(
             )
         if finished:
             out = kept[1]
-        else:
-            slot = st.container()
+    # Two places for the table, one of them empty in every run: the shown table in the first,
+    # a run's progress bar and then its table in the second. A bar put where the old table was
+    # (or beside it) left the old table's elements on the page, stale, until the run ended (a
+    # new box in a place inherits the old box's elements; an empty element drops them), and
+    # Streamlit fades stale elements from 0.5 s on, over a second: the browser re-rendered the
+    # whole page on every frame meanwhile (its renderer used 0.47-0.59 s of CPU during the
+    # demo's 1.8 s click, 0.30-0.53 s without the fade; eight clicks each, alternated servers).
+    shown_slot, run_slot = st.empty(), st.empty()
+    if cfg is not None and not finished:
 
-            def run_later() -> None:
-                with slot:
-                    status = st.empty()
-                    # a bar that says how far the run is (a spinner only said that it ran, and
-                    # turned at 60 frames a second for minutes on HW's 20 runs)
-                    from metrics_core.multiview import protocol_steps  # the Run imports it
+        def run_later() -> None:
+            with run_slot.container():
+                status = st.empty()
+            # a bar that says how far the run is (a spinner only said that it ran, and turned
+            # at 60 frames a second for minutes on HW's 20 runs)
+            from metrics_core.multiview import protocol_steps  # the Run imports it
 
-                    progress = StepBar(
-                        status,
-                        protocol_steps(cfg["runs"], len(data.view_names)),
-                        f"running the protocol ({cfg['runs']} runs)",
-                    )
-                    began = time.perf_counter()
-                    done = cm.protocol(
-                        data,
-                        runs=cfg["runs"],
-                        params=params,
-                        knn=KNN_CHOICES[cfg["knn"]][1],
-                        selection=cfg.get("selection", "truth"),
-                        progress=progress,
-                    )
-                    # what this server took, said under the table (the shipped table says
-                    # what its own computing took)
-                    done = {**done, "seconds_here": time.perf_counter() - began}
-                    s.multiview.result = (key, done)
-                    status.empty()
-                    _back_button(stop_slot)
-                    _comparison_table(done)
+            progress = StepBar(
+                status,
+                protocol_steps(cfg["runs"], len(data.view_names)),
+                f"running the protocol ({cfg['runs']} runs)",
+            )
+            began = time.perf_counter()
+            done = cm.protocol(
+                data,
+                runs=cfg["runs"],
+                params=params,
+                knn=KNN_CHOICES[cfg["knn"]][1],
+                selection=cfg.get("selection", "truth"),
+                progress=progress,
+            )
+            # what this server took, said under the table (the shipped table says what its own
+            # computing took)
+            done = {**done, "seconds_here": time.perf_counter() - began}
+            s.multiview.result = (key, done)
+            _back_button(stop_slot)
+            with run_slot.container():
+                _comparison_table(done)
 
-            return run_later
-    _comparison_table(out)
+        return run_later
+    with shown_slot.container():
+        _comparison_table(out)
     return None
 
 
