@@ -651,18 +651,24 @@ def render() -> None:
     if not box.open:
         s.sweep.ready = None  # an upload's form is built closed too; no Run below a closed box
     run = _run(s)
-    # A long sweep runs here, above the results, in chunks of CHUNK_SECONDS under its progress
-    # bar and Stop button, each chunk a run of the whole page (Stop works between settings); a
-    # run just started by "Run sweep" takes its first QUICK_SECONDS in the results part below.
-    outcome = None
+    # A long sweep runs in chunks of CHUNK_SECONDS under its progress bar and Stop button, which
+    # stand above the results, each chunk a run of the whole page (Stop works between settings);
+    # a run just started by "Run sweep" takes its first QUICK_SECONDS in the results part below.
+    # A chunk computes once the results part is sent again (the rows so far): computed before
+    # it, it left the results of the run before on the page, stale, and Streamlit fades stale
+    # elements from 0.5 s on — the results blinked in every chunk, and the browser redrew the
+    # whole page on every frame of it. After the last chunk one more run draws the whole sweep.
+    bar = st.empty()
+    _shown()
     if run["status"] == "running" and not run.get("started_by_run"):
         with ui.guarded("running the sweep"):
-            outcome = _advance(run, st.empty())
-    _shown()
-    if outcome == "more":
-        st.rerun()
+            outcome = _advance(run, bar)
+        if outcome in ("more", "done"):
+            st.rerun()
 
 
+#: Empty elements at the end of the results part while a long sweep runs (see _shown).
+TAIL = 8
 #: The fragment key of the results part of the page (below the "Data and model" box).
 RESULTS = "sweep_results"
 #: A run started by "Run sweep" computes this long in the results part alone, without a Stop
@@ -713,6 +719,13 @@ def _shown() -> None:
         ui.error(e)
     with ui.guarded("drawing the sweep"):
         _results(run, s)
+    if run["status"] == "running" and not run.get("started_by_run"):
+        # A long sweep's runs end in st.rerun(), and such a run leaves on the page whatever it
+        # did not send again (Streamlit drops it only when a run finishes): the sweep shown
+        # before, when it had more elements, would stand stale under this one, fading, through
+        # every chunk. Empty elements take those places.
+        for _ in range(TAIL):
+            st.empty()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@ from .test_dashboard_browser import MAIN, open_first_view, open_view
 pytestmark = pytest.mark.browser
 
 RUN_MS = 60_000
+#: The lowest opacity of the main area's elements that show something: Streamlit fades the
+#: elements a run has not sent again ("stale") to a third, from 0.5 s on, over a second.
+_FADED_JS = """() => Math.min(1, ...[...document.querySelectorAll(
+  '[data-testid="stMain"] [data-testid="stElementContainer"]')]
+  .filter((e) => (e.innerText || '').trim() || e.querySelector('svg, canvas, img, table'))
+  .map((e) => parseFloat(getComputedStyle(e).opacity)))"""
 
 
 def _open_setup(page) -> None:
@@ -131,6 +137,15 @@ def test_a_long_sweep_shows_stop_and_stops(page, streamlit_server) -> None:
     # the bar is sent right after Stop, in the same run: it may be drawn a moment later
     page.get_by_test_id("stProgress").wait_for(timeout=RUN_MS)
     assert page.get_by_test_id("stProgress").count() == 1
+    # Chunk after chunk (each a run of the whole page), the results stay as they are: a chunk
+    # computes once they are sent again, so none of them is stale, faded, meanwhile (they were
+    # faded to a third through every chunk when it computed first; the demo's last elements,
+    # with none in their places, through the whole sweep)
+    lowest = 1.0
+    for _ in range(12):  # over more than a second
+        lowest = min(lowest, page.evaluate(_FADED_JS))
+        page.wait_for_timeout(100)
+    assert lowest > 0.9, f"the results faded while the sweep computed (opacity {lowest:.2f})"
     stop.click()
     warning = page.locator(MAIN).get_by_text("Stopped after", exact=False).first
     warning.wait_for(timeout=RUN_MS)
