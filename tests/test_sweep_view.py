@@ -377,6 +377,29 @@ def test_a_long_sweep_runs_chunk_by_chunk_to_the_end(monkeypatch):
     assert "sweep_tradeoff" in charts(at)
 
 
+def test_a_chunk_that_fails_is_said_on_the_page_and_ends_the_run(monkeypatch):
+    """A failure while a long sweep's chunk computes (after its results part is drawn) is a
+    message on the page, never a traceback, and no next chunk is started."""
+    import dashboard.compute.sweep_job as job
+
+    real, calls = job.advance, []
+
+    def first_then_fail(run, seconds, on_progress=lambda: None):
+        calls.append(len(run["rows"]))
+        if len(calls) > 1:
+            raise RuntimeError("boom")
+        return real(run, 0.0, on_progress)  # "more" after the first setting
+
+    at = tiny_grid(sweep_page(), "k=2,3,4")
+    monkeypatch.setattr(job, "advance", first_then_fail)
+    ok(at.button(key="sw_run").click().run())
+    assert calls == [0, 1]
+    errors = [unescape(e.value) for e in at.error]
+    assert any("running the sweep failed (RuntimeError)" in e for e in errors), errors
+    assert sorted(run_state(at)["rows"]) == [0]  # the finished setting is kept
+    assert "sweep_tradeoff" in charts(at)
+
+
 def test_stop_keeps_the_finished_settings(monkeypatch):
     import dashboard.compute.sweep as cs
     from dashboard.views import sweep as view

@@ -661,6 +661,7 @@ def render() -> None:
     bar = st.empty()
     _shown()
     if run["status"] == "running" and not run.get("started_by_run"):
+        outcome = None  # a failure is said on the page (guarded): no next chunk then
         with ui.guarded("running the sweep"):
             outcome = _advance(run, bar)
         if outcome in ("more", "done"):
