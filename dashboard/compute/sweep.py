@@ -207,6 +207,8 @@ def _mfeat_names(view: str, n: int, seed: int, points: int) -> tuple[str, str]:
 
 
 def _mfeat_arrays(view: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    # a module function, so a lazy SweepData's loader pickles by name (st.cache_data pickles the
+    # demo's data; the cached _mfeat itself is not picklable)
     return _mfeat(view, n, seed)
 
 
