@@ -489,3 +489,55 @@ def test_pooled_panels_are_images_on_the_shared_scale():
         assert a.shape == (6, 6, 3)
         zero = tuple(a[0, 3])
         assert (zero == (255, 255, 255)) is log, (log, zero)
+
+
+def test_a_comparison_that_fails_is_a_message_in_its_place_until_back(monkeypatch):
+    """The comparison computes on a thread of its own: what it raises there is said on the
+    page, in the table's place (never a traceback), and Back brings the shipped table back."""
+    from dashboard.compute import multiview as cm
+
+    def broken(*_args, progress=None, **_kw):
+        progress("SSF run 0")
+        raise ValueError("a view has a NaN")
+
+    monkeypatch.setattr(cm, "protocol", broken)
+    at = page()
+    open_recompute(at).button(key="mv_proto_run").click().run()
+    said = " ".join(unescape(e.value) for e in at.error)
+    assert "running the comparison failed (ValueError)" in said, said
+    assert not at.exception
+    assert at.session_state["clustlens"].multiview.job is None  # ended, nothing left running
+    assert not static_tables(at)  # no table where the message is
+    ok(at.button(key="mv_proto_back").click().run())
+    assert not at.error
+    assert "precomputed" in " ".join(unescape(i.value) for i in at.info)
+    assert comparison_table(at) is not None
+
+
+def test_stop_cancels_the_comparison_computing_on_its_thread():
+    """Stop's callback ends the job (at its next step) and brings the shipped table back."""
+    import threading
+
+    from dashboard.compute.background import Job
+    from dashboard.views import multiview as view
+
+    gate = threading.Event()
+    at = page()
+    ok(at)
+    s = at.session_state["clustlens"]
+
+    def compute(progress):
+        gate.wait(10)
+        progress("one")
+        return {}
+
+    job = Job("k", compute, total=3).start()
+    s.multiview.job = job
+    s.multiview.protocol = {"runs": 1, "knn": "quick", "selection": "truth"}
+    from unittest import mock
+
+    with mock.patch.object(view.state, "get", return_value=s):
+        view._stop_protocol()
+    gate.set()
+    assert job.wait(10) and job.cancelled and job.result is None
+    assert s.multiview.protocol is None

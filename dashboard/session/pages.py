@@ -31,12 +31,14 @@ class MultiviewState:
     """What the Multi-view page keeps between reruns.
 
     ``config``: the data source, its arguments and the SSF parameters last applied;
-    ``protocol``: the settings of the method comparison last requested (runs, kNN grid).
+    ``protocol``: the settings of the method comparison last requested (runs, kNN grid);
+    ``job``: the comparison computing for it (a :class:`dashboard.compute.background.Job`).
     """
 
     config: dict[str, Any] | None = None
     protocol: dict[str, Any] | None = None
     result: tuple[str, Any] | None = None  # (what it was run on, the comparison) last computed
+    job: Any = None  # the comparison being computed, on a thread of its own
     data: Any = None  # the uploaded views (MVData) in use, parsed once
 
 

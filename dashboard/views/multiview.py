@@ -13,13 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard import inputs
 from dashboard.compute import multiview as cm
+from dashboard.compute.background import Job
 from dashboard.figures.multiview import affinity_panels, ssf_overview
 from dashboard.session import budget, state
 from dashboard.ui import widgets as ui
-from dashboard.ui.progress import StepBar
 from metrics_core.evaluation import mean_std_caption
 from metrics_core.multiview._ssf import DEFAULT_SSF
 from metrics_core.validation import ClustlensInputError
@@ -320,7 +322,11 @@ def _open_section(s: state.AppState, data: cm.MVData, res: dict[str, Any]) -> No
 
 
 def _stop_protocol() -> None:
-    state.get().multiview.protocol = None
+    mv = state.get().multiview
+    mv.protocol = None
+    if mv.job is not None:
+        mv.job.cancel()
+        # kept until it has ended: a new Run waits for it (one comparison computing at a time)
 
 
 def _protocol_controls(s: state.AppState) -> None:
@@ -362,12 +368,120 @@ def _protocol_controls(s: state.AppState) -> None:
         s.multiview.protocol = {"runs": runs, "knn": knn, "selection": selection}
 
 
-def _protocol_section(
-    s: state.AppState, data: cm.MVData, params: dict[str, Any]
-) -> Callable[[], None] | None:
-    """The comparison's controls and table. What is at hand (the shipped table, a kept run) is
-    drawn now; a run still to compute is returned as a function drawing into its place, for the
-    caller to call once SSF's section is out (the page draws this section first, below SSF's)."""
+#: The comparison part of the page (its heading to its table) is a fragment with this key: Run,
+#: Stop and Back rerun it alone, and a comparison computes on a thread of its own while a run
+#: of this part waits for it.
+COMPARISON = "mv_comparison"
+#: While it waits, the run looks this often for a click queued behind it (Stop: Streamlit runs
+#: a click inside a fragment only after the fragment's run in progress) ...
+WAIT_SLICE_S = 0.1
+#: ... and redraws the bar this often. Each redraw is a message to the browser and a re-render
+#: there, taken on a 2-core machine from the computation it reports on: the demo's comparison
+#: (15 steps in ~1.6 s) computed in 1.80 s in the server with a redraw per step, 1.64 s with at
+#: most one every 0.5 s, 1.68 s with no bar (medians over alternated servers).
+BAR_REDRAW_S = 0.5
+#: Where this Streamlit does not let the run see a queued click, it reruns itself this often
+#: instead (a rerun holds the interpreter ~20-40 ms, which the computing thread waits for).
+WATCH_S = 1.0
+
+
+def _comparison_key(data: cm.MVData, params: dict[str, Any], cfg: dict[str, Any]) -> str:
+    return repr((data.key, sorted(params.items()), sorted(cfg.items())))
+
+
+def _computing(s: state.AppState, data: cm.MVData, params: dict[str, Any]) -> bool:
+    """Whether a comparison was asked for and is not finished (its part reruns until it is)."""
+    cfg = s.multiview.protocol
+    if cfg is None:
+        return False
+    kept = s.multiview.result
+    return kept is None or kept[0] != _comparison_key(data, params, cfg)
+
+
+def _session_alive() -> Callable[[], bool]:
+    """``alive()`` for a job: False once this browser session is gone (always True without
+    Streamlit's runtime, as in AppTest)."""
+    from streamlit import runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if not runtime.exists() or ctx is None:
+        return lambda: True
+    rt, session_id = runtime.get_instance(), ctx.session_id
+    return lambda: rt.is_active_session(session_id)
+
+
+def _job(s: state.AppState, key: str, data: cm.MVData, params, cfg) -> Job:
+    """The job computing ``key``: the one running, or a new one (after the one it replaces)."""
+    mv = s.multiview
+    old = mv.job
+    if old is not None and old.key == key and not old.cancelled:
+        return old
+    if old is not None:
+        old.cancel()
+    from metrics_core.multiview import protocol_steps  # the Run imports it
+
+    def compute(progress: Callable[[str], None]) -> dict[str, Any]:
+        return cm.protocol(
+            data,
+            runs=cfg["runs"],
+            params=params,
+            knn=KNN_CHOICES[cfg["knn"]][1],
+            selection=cfg.get("selection", "truth"),
+            progress=progress,
+        )
+
+    total = protocol_steps(cfg["runs"], len(data.view_names))
+    mv.job = Job(key, compute, total=total, alive=_session_alive(), after=old).start()
+    return mv.job
+
+
+def _watch_again() -> None:
+    """Rerun the comparison part alone; from a run of the whole page (which cannot), the page."""
+    try:
+        st.rerun(scope="fragment")
+    except StreamlitAPIException:
+        st.rerun()
+
+
+def _click_queued() -> bool | None:
+    """Whether a rerun waits behind this run (a click queued, or the session stopping); None
+    when this Streamlit's script requests cannot be read (then the caller reruns on a timer).
+    Read from the runner's pending request: Streamlit has no public way to ask."""
+    ctx = get_script_run_ctx()
+    pending = getattr(getattr(ctx, "script_requests", None), "_state", None)
+    name = getattr(pending, "name", None)
+    return None if name is None else name != "CONTINUE"
+
+
+def _bar(slot: Any, job: Job, runs: int) -> None:
+    what = f"running the protocol ({runs} runs)"
+    last = f" — {job.message}" if job.steps else ""
+    text = f"{what}: {job.steps} of {job.total} steps{last}"
+    slot.progress(job.fraction, text=ui.md_escape(text))
+
+
+def _wait_for(job: Job, slot: Any, runs: int) -> None:
+    """Wait for ``job``'s end, the bar redrawn meanwhile; a click queued behind this run (Stop,
+    a control of this part) reruns at once, the job going on."""
+    began = drawn = time.monotonic()
+    _bar(slot, job, runs)
+    while not job.wait(WAIT_SLICE_S):
+        now = time.monotonic()
+        queued = _click_queued()
+        if queued or (queued is None and now - began >= WATCH_S):
+            _watch_again()
+        if now - drawn >= BAR_REDRAW_S:  # also where Streamlit stops a run for a page switch
+            drawn = now
+            _bar(slot, job, runs)
+
+
+@st.fragment(key=COMPARISON)
+def _comparison_part(data: cm.MVData, params: dict[str, Any]) -> None:
+    """The comparison's controls and table: the shipped table, a kept run's, or the bar of one
+    computing on its own thread (:class:`Job`) — this part's runs wait for it a little at a
+    time, so Stop works and nothing else on the page is built again meanwhile."""
+    s = state.get()
     st.subheader("Method comparison (mean ± std over runs)")
     ui.note(
         "SSF against spectral clustering on each single view's k-NN graph, on the average "
@@ -380,84 +494,62 @@ def _protocol_section(
         "Each baseline reports one setting of its grid: the column 'chosen' says how."
     )
     _protocol_controls(s)
+    # Three places, filled or left empty in every run: what the table is (or Stop, or Back),
+    # the table shown, and a run's bar and then its table. An element a run does not send
+    # again stays on the page, stale, and Streamlit fades stale elements from 0.5 s on, over a
+    # second, the browser re-rendering the whole page on every frame meanwhile; a new box in
+    # an old box's place inherits its elements, an empty element drops them.
+    head, shown_slot, run_slot = st.empty(), st.empty(), st.empty()
     cfg = s.multiview.protocol
     if cfg is None:
         out = cm.shipped_protocol()
         if out is None:
             runs = int(st.session_state.get(K_RUNS, DEFAULT_RUNS))
-            st.info(
+            head.info(
                 f"Run comparison, in 'Recompute it' above, runs SSF and the baselines {runs} "
                 f"times on {data.n:,} points (tens of seconds on HW subsets)."
             )
             return
         meta = out["shipped"]
-        st.info(
+        head.info(
             f"Shown at once: the comparison precomputed on {meta['data']} ({out['runs']} runs, "
             f"settings chosen {SELECTIONS.get(meta['selection'], meta['selection'])}; "
             f"{meta['seconds'] / 60:.0f} minutes on a 2-core machine, {meta['created']}). "
             "Run comparison, in 'Recompute it' above, recomputes it on the page's data.",
             icon=":material/inventory_2:",
         )
-    else:
-        key = repr((data.key, sorted(params.items()), sorted(cfg.items())))
-        kept = s.multiview.result
-        finished = kept is not None and kept[0] == key
-        # Stop while the comparison is computed; once it is shown, a way back to the shipped one
-        stop_slot = st.empty()
-        if finished:
-            _back_button(stop_slot)
+        with shown_slot.container():
+            _comparison_table(out)
+        return
+    key = _comparison_key(data, params, cfg)
+    slot = shown_slot
+    if _computing(s, data, params):
+        head.button("Stop", key="mv_proto_stop", on_click=_stop_protocol,
+                    help="stops the comparison; the precomputed table comes back")  # fmt: skip
+        job = _job(s, key, data, params, cfg)
+        # a bar that says how far the run is (a spinner only said that it ran, and turned at
+        # 60 frames a second for minutes on HW's 20 runs)
+        _wait_for(job, run_slot, cfg["runs"])
+        s.multiview.job = None
+        if job.cancelled:  # not by Stop (its run shows the shipped table): its session went
+            _watch_again()
+        # what this server took, said under the table (the shipped table says what its own
+        # computing took); a failure is kept in its place, said until Back or another Run
+        done = (
+            {"failed": job.error}
+            if job.error is not None
+            else {**job.result, "seconds_here": job.seconds}
+        )
+        s.multiview.result = (key, done)
+        slot = run_slot
+    _back_button(head)
+    out = s.multiview.result[1]
+    with slot.container():
+        if "failed" in out:
+            with ui.guarded("running the comparison"):
+                raise out["failed"]
         else:
-            stop_slot.button(
-                "Stop",
-                key="mv_proto_stop",
-                on_click=_stop_protocol,
-                help="stops the comparison; the precomputed table comes back",
-            )
-        if finished:
-            out = kept[1]
-    # Two places for the table, one of them empty in every run: the shown table in the first,
-    # a run's progress bar and then its table in the second. A bar put where the old table was
-    # (or beside it) left the old table's elements on the page, stale, until the run ended (a
-    # new box in a place inherits the old box's elements; an empty element drops them), and
-    # Streamlit fades stale elements from 0.5 s on, over a second: the browser re-rendered the
-    # whole page on every frame meanwhile (its renderer used 0.47-0.59 s of CPU during the
-    # demo's 1.8 s click, 0.30-0.53 s without the fade; eight clicks each, alternated servers).
-    shown_slot, run_slot = st.empty(), st.empty()
-    if cfg is not None and not finished:
-
-        def run_later() -> None:
-            with run_slot.container():
-                status = st.empty()
-            # a bar that says how far the run is (a spinner only said that it ran, and turned
-            # at 60 frames a second for minutes on HW's 20 runs)
-            from metrics_core.multiview import protocol_steps  # the Run imports it
-
-            progress = StepBar(
-                status,
-                protocol_steps(cfg["runs"], len(data.view_names)),
-                f"running the protocol ({cfg['runs']} runs)",
-            )
-            began = time.perf_counter()
-            done = cm.protocol(
-                data,
-                runs=cfg["runs"],
-                params=params,
-                knn=KNN_CHOICES[cfg["knn"]][1],
-                selection=cfg.get("selection", "truth"),
-                progress=progress,
-            )
-            # what this server took, said under the table (the shipped table says what its own
-            # computing took)
-            done = {**done, "seconds_here": time.perf_counter() - began}
-            s.multiview.result = (key, done)
-            _back_button(stop_slot)
-            with run_slot.container():
-                _comparison_table(done)
-
-        return run_later
-    with shown_slot.container():
-        _comparison_table(out)
-    return None
+            _comparison_table(out)
 
 
 def _back_button(slot: Any) -> None:
@@ -532,16 +624,19 @@ def render() -> None:
         for n in data.notes:
             ui.note(n)
         # SSF's section stands above the comparison but is filled after it: the comparison at
-        # hand (the shipped table) reaches the browser at once instead of after SSF's figures
+        # hand (the shipped table) reaches the browser at once instead of after SSF's figures;
+        # a comparison computing is watched after SSF's section is out (its runs wait for it)
         ssf_box = st.container()
-        run_comparison = _protocol_section(s, data, cfg["params"])
+        computing = _computing(s, data, cfg["params"])
+        if not computing:
+            _comparison_part(data, cfg["params"])
         with ssf_box:
             with st.spinner("fitting SSF …"):
                 res = cm.ssf(data, **cfg["params"])
             _ssf_section(data, res)
             _open_section(s, data, res)
-        if run_comparison is not None:
-            run_comparison()
+        if computing:
+            _comparison_part(data, cfg["params"])
 
 
 if __name__ == "__main__":

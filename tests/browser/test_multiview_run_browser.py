@@ -1,5 +1,7 @@
 """Multi-view's "Run comparison" in a real browser: while it computes, its progress bar stands
-where the table was, and nothing left from the table before is on the page.
+where the table was, and nothing left from the table before is on the page; the click reruns
+the comparison's part of the page alone, Stop brings the shipped table back at once, and a
+comparison goes on across a visit of another page.
 
 Streamlit fades the elements of the run before that a run has not sent again ("stale"), from
 0.5 s on, over a second: left under the bar, the old table's elements kept the browser
@@ -14,6 +16,7 @@ import time
 
 import pytest
 
+from ._runs import SIDEBAR, record_deltas
 from .conftest import assert_no_exception, expect_rerun, wait_for_app_idle
 from .test_dashboard_browser import MAIN, open_first_view, open_view
 
@@ -93,5 +96,93 @@ def test_run_comparison_replaces_the_table_with_its_bar_and_leaves_nothing_stale
     with expect_rerun(page):
         page.get_by_role("button", name="Back to the precomputed table").click()
     wait_for_app_idle(page)
+    assert page.evaluate(_TABLES_JS) == 1
+    assert_no_exception(page)
+
+
+_BAR_STEPS = re.compile(r"(\d+) of (\d+) steps")
+
+
+def _open_recompute(page) -> None:
+    with expect_rerun(page):  # the controls' box is built when opened
+        page.get_by_test_id("stExpander").filter(has_text="Recompute it").locator("summary").click()
+    page.get_by_role("button", name="Run comparison").wait_for(timeout=30_000)
+    page.wait_for_function("() => document.getAnimations().length === 0", timeout=10_000)
+
+
+def _steps_shown(page) -> int | None:
+    """The steps the comparison's bar says are done (None without a bar)."""
+    bars = page.locator(f'{MAIN} [data-testid="stProgress"]')
+    if not bars.count():
+        return None
+    found = _BAR_STEPS.search(bars.first.inner_text())
+    return int(found.group(1)) if found else None
+
+
+def test_run_comparison_reruns_its_part_alone_and_stop_brings_the_shipped_table_back(
+    page, streamlit_server
+) -> None:
+    """Run, then Stop while it computes: neither click rebuilds the page above the comparison
+    (its title, SSF's figures) nor the sidebar, and Stop is seen at once — the comparison
+    computes on a thread of its own while the part's run waits for it a little at a time."""
+    paths = record_deltas(page)
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Multi-view")
+    _open_recompute(page)
+    runs = page.locator(".st-key-mv_runs input")
+    runs.fill("10")  # several seconds of computing: Stop comes well before its end
+    runs.press("Enter")
+    wait_for_app_idle(page)
+    before = len(paths)
+    page.get_by_role("button", name="Run comparison").click()
+    stop = page.get_by_role("button", name="Stop")
+    stop.wait_for(timeout=60_000)
+    page.locator(f'{MAIN} [data-testid="stProgress"]').first.wait_for(timeout=60_000)
+    t0 = time.perf_counter()
+    stop.click()
+    page.get_by_text("Shown at once: the comparison precomputed").wait_for(timeout=10_000)
+    seen_in = time.perf_counter() - t0
+    wait_for_app_idle(page)
+    assert seen_in < 2.0, f"Stop took {seen_in:.2f} s to bring the shipped table back"
+    assert stop.count() == 0 and page.evaluate(_TABLES_JS) == 1
+    assert page.get_by_text(re.compile(r"computed here in")).count() == 0
+    sent = [p for p in paths[before:] if p is not None]
+    assert sent, "the clicks sent nothing"
+    assert not [p for p in sent if p[0] == SIDEBAR], "the sidebar was sent again"
+    assert not [p for p in sent if p[:2] == [0, 0]], "the page's title was sent again"
+    assert_no_exception(page)
+
+
+def test_a_comparison_goes_on_across_a_visit_of_another_page(page, streamlit_server) -> None:
+    """Away on another page and back, the comparison is where it was (its bar does not start
+    again from 0), and it finishes with its table."""
+    open_first_view(page, streamlit_server.url)
+    open_view(page, "Multi-view")
+    _open_recompute(page)
+    runs = page.locator(".st-key-mv_runs input")
+    runs.fill("10")
+    runs.press("Enter")
+    wait_for_app_idle(page)
+    page.get_by_role("button", name="Run comparison").click()
+    deadline = time.monotonic() + 60
+    while (_steps_shown(page) or 0) < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    left_at = _steps_shown(page)
+    assert left_at is not None and left_at >= 2, left_at
+    open_view(page, "Summary")
+    page.wait_for_timeout(1000)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text="Multi-view").click()
+    page.locator(f"{MAIN} h1").filter(has_text="Multi-view").wait_for(timeout=60_000)
+    back_at = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        back_at = _steps_shown(page)
+        if back_at is not None or page.get_by_text(re.compile(r"computed here in")).count():
+            break
+        page.wait_for_timeout(20)
+    if back_at is not None:  # still computing: from where it was, not from 0
+        assert back_at >= left_at, (left_at, back_at)
+    wait_for_app_idle(page, 180_000)
+    assert page.get_by_text(re.compile(r"computed here in")).count() >= 1
     assert page.evaluate(_TABLES_JS) == 1
     assert_no_exception(page)
