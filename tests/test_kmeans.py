@@ -16,8 +16,8 @@ from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
 import metrics_core.models._kmeans as km_module
-from metrics_core.models import kmeans, spectral_clustering
-from metrics_core.multiview._baselines import kmeans_labels
+from metrics_core.models import kmeans, kmeans_seeds, spectral_clustering
+from metrics_core.multiview._baselines import kmeans_labels, kmeans_labels_seeds
 
 
 def _problem(rng: np.random.Generator, n: int, k: int, d: int, kind: str) -> np.ndarray:
@@ -109,6 +109,50 @@ def test_beyond_256_points_on_several_threads_to_rounding() -> None:
         ours = kmeans(X, k, seed=1, side_by_side=True)
         assert np.array_equal(ours.labels, ref.labels_)
         assert ours.inertia == pytest.approx(ref.inertia_, rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["plain", "integer", "duplicated"])
+def test_several_seeds_at_once_give_each_seeds_own_fit_bit_for_bit(kind: str) -> None:
+    """``kmeans_seeds`` runs every seed's restarts in one Lloyd loop (a comparison clusters each
+    embedding once per run): each seed's result is the one ``kmeans`` gives it alone —
+    labels, centers, inertia and iterations, ties and empty clusters included — and so
+    scikit-learn's."""
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n = int(rng.integers(5, 300))
+        k = min(n, int(rng.integers(1, 16)))
+        d = int(rng.integers(1, 30))
+        X = _problem(rng, n, k, d, kind)
+        seeds = [int(s) for s in rng.integers(0, 10_000, int(rng.integers(1, 5)))]
+        n_init = int(rng.integers(1, 11))
+        together = kmeans_seeds(X, k, seeds=seeds, n_init=n_init)
+        assert len(together) == len(seeds)
+        for seed, ours in zip(seeds, together, strict=True):
+            alone = kmeans(X, k, seed=seed, n_init=n_init)
+            context = f"{kind}: n={n} k={k} d={d} seed={seed} n_init={n_init}"
+            assert np.array_equal(ours.labels, alone.labels), context
+            assert np.array_equal(ours.centers, alone.centers), context
+            assert (ours.inertia, ours.n_iter) == (alone.inertia, alone.n_iter), context
+    E = _problem(rng, 200, 10, 10, "plain")
+    ref = [_sklearn(E, 10, s).labels_ for s in (0, 1, 2)]
+    for ours, theirs in zip(kmeans_labels_seeds(E, 10, seeds=[0, 1, 2]), ref, strict=True):
+        assert np.array_equal(ours, theirs)
+
+
+def test_several_seeds_in_restart_groups_and_beyond_the_side_by_side_size(monkeypatch) -> None:
+    """Restarts grouped to bound memory (a group may hold restarts of two seeds) and inputs
+    past :data:`SIDE_BY_SIDE_MAX` (scikit-learn, a seed at a time) give the same answers."""
+    rng = np.random.default_rng(8)
+    X = _problem(rng, 120, 5, 3, "rounded")
+    whole = kmeans_seeds(X, 5, seeds=[3, 4], n_init=4)
+    monkeypatch.setattr(km_module, "_BLOCK", 120 * 5 * 3)  # groups of 3 restarts
+    grouped = kmeans_seeds(X, 5, seeds=[3, 4], n_init=4)
+    for a, b in zip(whole, grouped, strict=True):
+        assert np.array_equal(a.labels, b.labels) and np.array_equal(a.centers, b.centers)
+    monkeypatch.setattr(km_module, "SIDE_BY_SIDE_MAX", 50)
+    big = kmeans_seeds(X, 5, seeds=[3, 4], n_init=4)
+    for seed, ours in zip([3, 4], big, strict=True):
+        assert np.array_equal(ours.labels, _sklearn(X, 5, seed, n_init=4).labels_)
 
 
 def test_chunked_large_problems_give_the_unchunked_answer(monkeypatch) -> None:

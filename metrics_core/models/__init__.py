@@ -8,7 +8,7 @@ run side by side). UI-free: numpy and scipy only.
 
 from metrics_core.models._common import CoefResult, ParamSpec, check_data, normalize_rows
 from metrics_core.models._ensc import ensc
-from metrics_core.models._kmeans import KMeansResult, kmeans
+from metrics_core.models._kmeans import KMeansResult, kmeans, kmeans_seeds
 from metrics_core.models._knn import knn_affinity
 from metrics_core.models._lsr import LSRPath, lsr, lsr_objective, lsr_path
 from metrics_core.models._registry import MODELS, ModelSpec, fit_coef, get_model
@@ -34,6 +34,7 @@ __all__ = [
     "fit_coef",
     "get_model",
     "kmeans",
+    "kmeans_seeds",
     "knn_affinity",
     "lsr",
     "lsr_objective",

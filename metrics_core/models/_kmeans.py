@@ -99,6 +99,34 @@ def kmeans(
     >>> bool(r.labels[0] == r.labels[1] != r.labels[2] == r.labels[3]), round(r.inertia, 6)
     (True, 0.01)
     """
+    return kmeans_seeds(
+        X, n_clusters, seeds=(seed,), n_init=n_init, max_iter=max_iter, tol=tol,
+        side_by_side=side_by_side,
+    )[0]  # fmt: skip
+
+
+def kmeans_seeds(
+    X,
+    n_clusters: int,
+    *,
+    seeds,
+    n_init: int = 10,
+    max_iter: int = 300,
+    tol: float = 1e-4,
+    side_by_side: bool | None = None,
+) -> list[KMeansResult]:
+    """:func:`kmeans` once per seed of ``seeds``, the same results, the restarts of every seed
+    side by side at once (one Lloyd loop for all of them: on small data most of a fit is the
+    loop's per-iteration Python, shared this way — a multi-view comparison clusters each
+    embedding once per run).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0], [2.0, 2.5]])
+    >>> [r.labels.tolist() for r in kmeans_seeds(X, 2, seeds=[0, 1])] == [
+    ...     kmeans(X, 2, seed=s).labels.tolist() for s in (0, 1)]
+    True
+    """
     X = np.array(X, dtype=np.float64, order="C", copy=True)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (points as rows), got {X.ndim} dimension(s)")
@@ -110,29 +138,37 @@ def kmeans(
         raise ValueError("X has NaN or infinite values")
     if int(n_init) < 1 or int(max_iter) < 1:
         raise ValueError(f"n_init and max_iter must be at least 1, got {n_init} and {max_iter}")
+    seeds = [int(s) for s in seeds]
     if not (n <= SIDE_BY_SIDE_MAX if side_by_side is None else side_by_side):
-        return _scikit_learn(X, k, seed, n_init, max_iter, tol)
+        return [_scikit_learn(X, k, s, n_init, max_iter, tol) for s in seeds]
     tol_abs = float(np.mean(np.var(X, axis=0)) * tol) if tol else 0.0
     mean = X.mean(axis=0)
     X -= mean
     x_sq = _sq_norms(X)
     trials = 2 + int(np.log(k))
     per_start = 1 + (k - 1) * trials
-    draws = np.random.RandomState(seed).random_sample(n_init * per_start)
-    draws = draws.reshape(n_init, per_start)
-
-    group = max(1, min(n_init, _BLOCK // max(1, n * max(k, trials))))
-    best: tuple[float, np.ndarray, np.ndarray, int] | None = None
-    for start in range(0, n_init, group):
+    # each seed's restarts draw from its own RandomState, as one fit would
+    draws = np.concatenate(
+        [np.random.RandomState(s).random_sample(n_init * per_start) for s in seeds]
+    ).reshape(len(seeds) * n_init, per_start)
+    total = draws.shape[0]
+    group = max(1, min(total, _BLOCK // max(1, n * max(k, trials))))
+    fits: list[tuple[np.ndarray, np.ndarray, int]] = []
+    for start in range(0, total, group):
         centers = _plusplus(X, x_sq, k, trials, draws[start : start + group])
         labels, centers, n_iter = _lloyd(X, centers, tol_abs, max_iter)
-        for b in range(labels.shape[0]):
-            inertia = float(np.cumsum(_sq_dist(X, centers[b][labels[b]]))[-1])
-            if best is None or (inertia < best[0] and not _relabels(labels[b], best[1], k)):
-                best = (inertia, labels[b], centers[b], int(n_iter[b]))
-    assert best is not None
-    inertia, labels, centers, n_iter = best
-    return KMeansResult(labels.astype(np.int64), centers + mean, inertia, n_iter)
+        fits += [(labels[b], centers[b], int(n_iter[b])) for b in range(labels.shape[0])]
+    out = []
+    for i in range(len(seeds)):
+        best: tuple[float, np.ndarray, np.ndarray, int] | None = None
+        for labels, centers, n_iter in fits[i * n_init : (i + 1) * n_init]:
+            inertia = float(np.cumsum(_sq_dist(X, centers[labels]))[-1])
+            if best is None or (inertia < best[0] and not _relabels(labels, best[1], k)):
+                best = (inertia, labels, centers, n_iter)
+        assert best is not None
+        inertia, labels, centers, n_iter = best
+        out.append(KMeansResult(labels.astype(np.int64), centers + mean, inertia, n_iter))
+    return out
 
 
 def _scikit_learn(

@@ -20,7 +20,7 @@ import scipy.linalg as sla
 from scipy.sparse import csr_matrix, issparse
 from scipy.sparse.csgraph import laplacian as _csgraph_laplacian
 
-from metrics_core.models._kmeans import kmeans
+from metrics_core.models._kmeans import kmeans, kmeans_seeds
 from metrics_core.models._spectral import spectral_clustering as _spectral
 from metrics_core.models._spectral import spectral_embedding as _embed
 
@@ -80,6 +80,14 @@ def kmeans_labels(E: np.ndarray, n_clusters: int, *, seed: int, n_init: int = 10
     """k-means (k-means++ init, ``n_init`` restarts, best inertia) on the embedding rows:
     :func:`metrics_core.models.kmeans`, scikit-learn's ``KMeans(random_state=seed)`` labels."""
     return kmeans(E, n_clusters, seed=seed, n_init=n_init).labels
+
+
+def kmeans_labels_seeds(
+    E: np.ndarray, n_clusters: int, *, seeds, n_init: int = 10
+) -> list[np.ndarray]:
+    """:func:`kmeans_labels` for each seed of ``seeds`` (the same labels), every seed's restarts
+    side by side in one call (:func:`metrics_core.models.kmeans_seeds`)."""
+    return [r.labels for r in kmeans_seeds(E, n_clusters, seeds=seeds, n_init=n_init)]
 
 
 def spectral_clustering(W, n_clusters: int, *, seed: int = 0, n_init: int = 10) -> np.ndarray:
