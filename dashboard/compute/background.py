@@ -1,10 +1,10 @@
 """A computation on a thread of its own, which a page watches in short runs.
 
-UI-free (no ``st.*``). A page starts a :class:`Job` on a button's click and then, run after
-run, draws its progress and waits a fraction of a second for its end (:meth:`Job.wait`); the
-page's runs stay short, so a click on Stop — which Streamlit queues behind a run of the part
-of the page it stands in — is seen within that fraction of a second, and nothing else on the
-page has to be built again while the job computes.
+UI-free (no ``st.*``). A page starts a :class:`Job` on a button's click, then its run waits for
+the job's end a fraction of a second at a time (:meth:`Job.wait`), redrawing its progress, and
+ends early when a click waits behind it: Streamlit holds a click inside a fragment until the
+fragment's run ends, so Stop is seen within that fraction of a second instead of once the
+computation is over, and nothing else on the page is built again while the job computes.
 
 The job reports its steps through the ``progress`` callback the computation is given. That
 callback is also where the job stops: at the first step after :meth:`Job.cancel`, and it

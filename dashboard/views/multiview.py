@@ -390,7 +390,7 @@ def _comparison_key(data: cm.MVData, params: dict[str, Any], cfg: dict[str, Any]
 
 
 def _computing(s: state.AppState, data: cm.MVData, params: dict[str, Any]) -> bool:
-    """Whether a comparison was asked for and is not finished (its part reruns until it is)."""
+    """Whether a comparison was asked for and is not finished (its part's run waits for it)."""
     cfg = s.multiview.protocol
     if cfg is None:
         return False
@@ -402,7 +402,6 @@ def _session_alive() -> Callable[[], bool]:
     """``alive()`` for a job: False once this browser session is gone (always True without
     Streamlit's runtime, as in AppTest)."""
     from streamlit import runtime
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
     if not runtime.exists() or ctx is None:
