@@ -6,6 +6,11 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+# Every figure a test builds through dashboard.figures._style.figure (assembled without plotly.py's
+# checks) is also built validated and must read the same in plotly.js; servers the browser tests
+# start inherit it.
+os.environ.setdefault("CLUSTLENS_CHECK_FIGURES", "1")
+
 # The benchmarks' minimal app is a Streamlit script: it draws when imported.
 collect_ignore = ["benchmarks/minimal_app"]
 

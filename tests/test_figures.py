@@ -655,3 +655,29 @@ def test_a_figure_built_in_one_call_equals_the_styled_figure(kw):
     if after:
         two.update_layout(after)
     assert json.loads(one.to_json()) == json.loads(two.to_json())
+
+
+def test_unchecked_figures_are_checked_in_the_tests(monkeypatch):
+    """``_style.figure`` assembles figures without plotly.py's checks; under the test suite
+    (``CLUSTLENS_CHECK_FIGURES``) each is also validated, and a property plotly.js would not read
+    as meant — a bare-string legend title, a colour scale named as only plotly.py knows it — fails
+    the figure, where outside the tests it would reach the browser as written."""
+    from dashboard.figures._style import CHECK_ENV, figure
+
+    bad = [
+        {"legend": {"title": "bare"}},
+        {"coloraxis": {"colorscale": "OrRd"}},
+    ]
+    monkeypatch.setenv(CHECK_ENV, "1")
+    for layout in bad:
+        with pytest.raises(ValueError, match=r"not what plotly\.py would validate it to"):
+            figure([go.Bar(x=["a"], y=[1])], layout, "t")
+    # as meant: a title as {"text": ...}, NaN, a null property, no shapes at all
+    fig = figure(
+        [{"type": "scatter", "x": [1, 2], "y": [float("nan"), 1.0], "name": None}],
+        {"xaxis": {"title": {"text": "x"}}, "shapes": []},
+        "t",
+    )
+    assert fig.layout.xaxis.title.text == "x"
+    monkeypatch.delenv(CHECK_ENV)
+    assert figure([go.Bar(x=["a"], y=[1])], bad[1], "t").layout.coloraxis.colorscale == "OrRd"

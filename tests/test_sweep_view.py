@@ -14,6 +14,7 @@ from html_cards import card_values
 from html_tables import static_tables
 from streamlit.testing.v1 import AppTest
 
+from dashboard.figures._style import as_read
 from dashboard.figures.sweep import (
     is_log_grid,
     metrics_vs_param,
@@ -550,25 +551,6 @@ def test_tradeoff_marks_the_best_and_joins_in_parameter_order():
     assert markers.marker.colorbar.title.text == "acc"
 
 
-def _plotly_reads(obj):
-    """A figure's JSON as plotly.js reads it: typed arrays (base64) as lists, NaN as null."""
-    import base64
-    import math
-
-    if isinstance(obj, dict):
-        if "bdata" in obj and "dtype" in obj:
-            values = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]))
-            if "shape" in obj:
-                values = values.reshape([int(s) for s in str(obj["shape"]).split(",")])
-            return _plotly_reads(values.tolist())
-        return {k: _plotly_reads(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_plotly_reads(v) for v in obj]
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    return obj
-
-
 TWO_PARAMS = [
     {"setting": i, "lambda": lam, "k": k, "acc": 0.5 + lam / 10 + k / 100,
      "sre": 0.1 * k, "conn_min": 0.9 - lam / 5, "conn_mean": 0.95 - lam / 5}
@@ -602,7 +584,7 @@ def test_unvalidated_sweep_figures_are_what_plotly_would_validate_them_to(build)
     fig = build()
     sent = json.loads(pio.to_json(fig, validate=False))  # as the chart element sends it
     checked = json.loads(pio.to_json(go.Figure(fig.to_dict()), validate=True))
-    assert _plotly_reads(sent) == _plotly_reads(checked)
+    assert as_read(sent) == as_read(checked)
 
 
 def test_log_axis_for_log_grids_only():

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import base64
 import html
+import json
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.basedatatypes import BaseTraceType
 from plotly.colors import get_colorscale, qualitative, sample_colorscale
 
 from dashboard.analysis.shares import pct  # noqa: F401  (figures take it from here)
@@ -448,23 +453,32 @@ def style(
     return margins.reserve(fig)
 
 
+#: Set (to anything) in the environment, every :func:`figure` is also built as plotly.py
+#: validates it and must read the same in plotly.js (``tests/conftest.py`` sets it: every figure
+#: any test builds is checked).
+CHECK_ENV = "CLUSTLENS_CHECK_FIGURES"
+_LAYOUT_LISTS = ("shapes", "annotations", "images", "selections")
+
+
 def figure(
     data: Sequence[Any],
     layout: Mapping[str, Any],
     title: str,
     *,
     after: Mapping[str, Any] | None = None,
-    validate: bool = True,
     **kw: Any,
 ) -> go.Figure:
-    """``go.Figure(data, layout)`` styled as :func:`style` styles it (``kw``: its options),
-    built in one call: plotly validates each property once, not again through an update.
+    """A figure of ``data`` (plotly traces, or plain dicts as plotly.js reads them) and
+    ``layout``, styled as :func:`style` styles it (``kw``: its options), built in one call.
 
-    ``validate=False`` (with ``data`` as plain dicts) skips plotly.py's checks and coercions: a
-    figure of a few traces is built in ~1 ms instead of ~7. For the figures an action redraws
-    at once (Sweep's two charts after "Run sweep"), each with a test that the figure equals the
-    one plotly.py would validate it to: unchecked, a property plotly.js no longer reads (a title
-    given as a bare string, say) would go unnoticed.
+    The figure is assembled without plotly.py's checks: a trace made as a plotly object
+    (``go.Bar(...)``) was checked when it was made, and checking it again with the layout, then
+    writing it out, took half of a first page's figure building (the Affinity page's six
+    figures: 17 ms against 10, and 8 ms against 5 to JSON). A plain-dict trace or layout is
+    what the browser gets as written: ``CLUSTLENS_CHECK_FIGURES`` (set for the test suite,
+    :data:`CHECK_ENV`) builds each figure as plotly.py validates it too and raises when the two
+    differ as plotly.js reads them (a bare-string title, a colour scale plotly.js has no name
+    for).
 
     ``layout`` is the figure's own layout (axes, shapes, background); the common layout goes
     over it as :func:`style` would apply it afterwards, and ``after`` (a margin of its own, say)
@@ -477,7 +491,63 @@ def figure(
     ('Counts', 'n')
     """
     merged = _merged(_merged(dict(layout), style_layout(title, **kw)), after or {})
-    return margins.reserve(go.Figure(data=list(data), layout=merged, _validate=validate))
+    traces = [t.to_plotly_json() if isinstance(t, BaseTraceType) else t for t in data]
+    fig = margins.reserve(go.Figure(data=traces, layout=merged, _validate=False))
+    if os.environ.get(CHECK_ENV):
+        check_as_validated(fig)
+    return fig
+
+
+def check_as_validated(fig: go.Figure) -> None:
+    """Raise ``ValueError`` if ``fig``, written out as it is, differs from the same figure
+    validated by plotly.py, as plotly.js reads the two (:func:`as_read`)."""
+    sent = as_read(json.loads(pio.to_json(fig, validate=False)))
+    checked = as_read(json.loads(pio.to_json(go.Figure(fig.to_dict()), validate=True)))
+    for key in _LAYOUT_LISTS:  # plotly.py drops an empty list of shapes; plotly.js reads none
+        if sent.get("layout", {}).get(key) == []:
+            del sent["layout"][key]
+    if sent != checked:
+        raise ValueError(
+            f"figure {fig.layout.title.text!r} is not what plotly.py would validate it to: "
+            f"{_first_difference(sent, checked)}"
+        )
+
+
+def as_read(obj: Any) -> Any:
+    """A figure's JSON as plotly.js reads it: typed arrays (base64) as lists, NaN as null, a
+    property set to null as not set.
+
+    Examples
+    --------
+    >>> as_read({"x": {"dtype": "i1", "bdata": "AQI="}, "y": [float("nan"), 1.0], "name": None})
+    {'x': [1, 2], 'y': [None, 1.0]}
+    """
+    if isinstance(obj, dict):
+        if "bdata" in obj and "dtype" in obj:
+            values = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]))
+            if "shape" in obj:
+                values = values.reshape([int(n) for n in str(obj["shape"]).split(",")])
+            return as_read(values.tolist())
+        # a property set to null is a property not set (plotly.js takes its default)
+        return {k: as_read(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, list):
+        return [as_read(v) for v in obj]
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    return obj
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str:
+    """Where two JSON values first differ (``layout.xaxis.title: 'x' != {'text': 'x'}``)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if a.get(k) != b.get(k):
+                return _first_difference(a.get(k), b.get(k), f"{path}.{k}" if path else k)
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _first_difference(x, y, f"{path}[{i}]")
+    return f"{path or 'the figure'}: {str(a)[:120]} != {str(b)[:120]}"
 
 
 def _merged(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,9 +31,9 @@ BEST_COLOUR = "#d62728"
 
 
 def _scatter(**kw: Any) -> dict[str, Any]:
-    """A scatter trace as a plain dict, for a figure built unvalidated (``figure(...,
-    validate=False)``): the trade-off and metric charts are redrawn on every "Run sweep", and
-    plotly.py's checks took most of their building (~7 ms a figure). Values are given as plotly.js
+    """A scatter trace as a plain dict (:func:`~dashboard.figures._style.figure` takes it as
+    written): the trade-off and metric charts are redrawn on every "Run sweep", and plotly.py's
+    checks took most of their building (~7 ms a figure). Values are given as plotly.js
     reads them (``title`` as ``{"text": ...}``, a colour scale as its list of stops)."""
     return {"type": "scatter", **kw}
 
@@ -226,7 +226,7 @@ def tradeoff_figure(
         f"one marker per setting, joined in parameter order, colour = "
         f"{plain(labels.get(color_by, color_by))}; top left is best"
     )
-    return _fit_margins(figure(traces, layout, head, subtitle=sub, height=520, validate=False))
+    return _fit_margins(figure(traces, layout, head, subtitle=sub, height=520))
 
 
 @memoised
@@ -316,7 +316,6 @@ def metrics_vs_param(
             subtitle="★ the best setting" if best is not None else None,
             height=300 * nrows + 120,
             above_plot_px=28,
-            validate=False,
         )
     )
 
