@@ -472,13 +472,12 @@ def figure(
     ``layout``, styled as :func:`style` styles it (``kw``: its options), built in one call.
 
     The figure is assembled without plotly.py's checks: a trace made as a plotly object
-    (``go.Bar(...)``) was checked when it was made, and checking it again with the layout, then
-    writing it out, took half of a first page's figure building (the Affinity page's six
-    figures: 17 ms against 10, and 8 ms against 5 to JSON). A plain-dict trace or layout is
-    what the browser gets as written: ``CLUSTLENS_CHECK_FIGURES`` (set for the test suite,
-    :data:`CHECK_ENV`) builds each figure as plotly.py validates it too and raises when the two
-    differ as plotly.js reads them (a bare-string title, a colour scale plotly.js has no name
-    for).
+    (``go.Bar(...)``) was checked when it was made, and checking it again with the layout took
+    ~40 % of a first page's figure building (the Affinity page's six figures: 19 ms against 11).
+    A plain-dict trace or layout is what the browser gets as written: with
+    ``CLUSTLENS_CHECK_FIGURES`` set (:data:`CHECK_ENV`; the test suite sets it) each figure is
+    also built as plotly.py validates it, and the call raises when the two differ as plotly.js
+    reads them (a bare-string title, a colour scale plotly.js has no name for).
 
     ``layout`` is the figure's own layout (axes, shapes, background); the common layout goes
     over it as :func:`style` would apply it afterwards, and ``after`` (a margin of its own, say)
