@@ -60,5 +60,9 @@ def test_affinity_needs_no_prediction():
     assert not at.exception, [(e.value, e.stack_trace) for e in at.exception]
     assert not at.main.error
     charts = {el.proto.id.rsplit("-", 1)[-1] for el in at.get("plotly_chart")}
-    assert {"affinity_plot", "conn_bars", "sre_class", "leakage_matrix"} <= charts
+    assert {"affinity_plot", "conn_bars", "sre_class"} <= charts
+    at.session_state["aff_tab"] = "Between classes: leakage"
+    at.run()
+    assert not at.exception and not at.main.error
+    assert "leakage_matrix" in {el.proto.id.rsplit("-", 1)[-1] for el in at.get("plotly_chart")}
     assert "no prediction loaded" in " ".join(c.value for c in at.caption)

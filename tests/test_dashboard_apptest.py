@@ -21,13 +21,13 @@ PAGES = {
     "views/summary.py": ["summary_compare"],
     "views/contingency.py": ["contingency_heatmap", "contingency_sankey"],
     "views/pairs.py": ["pair_matrix", "pair_scores"],
-    "views/affinity.py": [
-        "affinity_plot",
-        "conn_bars",
-        "sre_class",
-        "sre_points",
-        "leakage_matrix",
-    ],
+    "views/affinity.py": ["affinity_plot", "conn_bars", "sre_class"],  # its first tab
+}
+#: The Affinity page's tabs (below its plot) and the charts each draws; only the open one is built.
+AFFINITY_TABS = {
+    "Per class: CONN and SRE": {"conn_bars", "sre_class"},
+    "Per point: SRE": {"sre_points"},
+    "Between classes: leakage": {"leakage_matrix"},
 }
 
 
@@ -112,6 +112,29 @@ def test_every_view_renders_on_the_demo():
     aff = charts(at)["affinity_plot"]
     assert "Affinity" in aff["layout"]["title"]["text"]
     assert len(json.dumps(aff)) < 5 * 1024 * 1024
+
+
+def test_affinity_tabs_build_only_the_open_tab_and_keep_it_across_visits():
+    at = start()
+    at.switch_page("views/affinity.py").run()
+    assert [t.label for t in at.tabs] == list(AFFINITY_TABS)
+    every = set().union(*AFFINITY_TABS.values())
+    for label, keys in AFFINITY_TABS.items():
+        at.session_state["aff_tab"] = label
+        ok(at.run())
+        assert not at.error, errors(at)
+        got = set(charts(at))
+        assert got & every == keys and "affinity_plot" in got, (label, sorted(got))
+        # the leakage colour scale is that tab's own control
+        assert ("aff_leak_scale" in {r.key for r in at.radio}) == ("leakage_matrix" in keys)
+    # the tab last open is open again on the next visit (a tab's own state goes with the page)
+    ok(at.switch_page("views/summary.py").run())
+    ok(at.switch_page("views/affinity.py").run())
+    assert set(charts(at)) & every == {"leakage_matrix"}
+    at.session_state["aff_tab"] = "Per point: SRE"
+    ok(at.run())
+    notes = unescape(" ".join(c.value for c in at.caption))
+    assert "share of its coefficients' ℓ1 mass on points of other classes" in notes, notes
 
 
 def test_summary_has_metric_table_predictions_and_downloads():

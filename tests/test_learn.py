@@ -10,10 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from html_cards import card_values
+from html_tables import static_tables
 
 import metrics_core as mc
 from dashboard.analysis import explain, null_bands
 from dashboard.analysis import scenarios as ls
+from dashboard.compute import learn as compute_learn
 from metrics_core.validation._errors import ClustlensInputError
 
 PAGE = Path(__file__).resolve().parents[1] / "dashboard" / "views" / "learn.py"
@@ -85,6 +87,26 @@ def test_null_bands_contain_random_labellings():
     # NMI of noise rises with k while ARI/AMI expectations stay at 0
     assert np.all(np.diff(b.exact_mean["nmi"]) > 0)
     assert b.exact_mean["nmi"][-1] > 0.2
+
+
+@pytest.mark.parametrize(
+    ("sizes", "k", "average"),
+    [([20, 20, 20], 5, "arithmetic"), ([5, 7, 9], 21, "geometric"), ([4, 1], 2, "max"),
+     ([30, 30], 3, "min")],
+)  # fmt: skip
+def test_null_scores_of_all_shuffles_at_once_are_each_tables_scores(sizes, k, average):
+    truth = np.repeat(np.arange(len(sizes)), sizes)
+    base = null_bands.balanced_labels(truth.size, k)
+    rng = np.random.default_rng(7)
+    shuffled = np.stack([rng.permutation(base) for _ in range(40)])
+    ref = null_bands._table(truth, base, len(sizes), k)
+    emi = mc.expected_mutual_info(contingency=ref)
+    got = null_bands.null_scores_of_shuffles(truth, shuffled, len(sizes), k, emi, average)
+    for r, pred in enumerate(shuffled):
+        one = null_bands.null_scores(null_bands._table(truth, pred, len(sizes), k), emi, average)
+        for m in null_bands.NULL_METRICS:
+            assert got[m][r] == pytest.approx(one[m], abs=1e-12), (r, m)
+        assert got["ari"][r] == pytest.approx(mc.adjusted_rand_score(truth, pred), abs=1e-12)
 
 
 def test_null_band_shortcut_matches_the_library_ami():
@@ -341,6 +363,21 @@ def test_only_the_open_tab_is_computed(app):
         _open_tab(app, label)
         assert not app.exception
         assert [len(t.children) > 0 for t in app.tabs] == [j == i for j in range(5)], label
+
+
+def test_the_random_labels_tab_tabulates_the_bands_it_draws(app):
+    """The bands' table is static (no data grid mounted on each opening of the tab): one row a
+    k, four decimals, the values of the chart's bands."""
+    _open_tab(app, "Random labels")
+    try:
+        (table,) = [t for t in static_tables(app) if "AMI band low" in t.columns]
+        assert not app.dataframe
+        b = compute_learn.null_bands_for(20, 3, 100, "arithmetic")["bands"]
+        assert table["k"].tolist() == [str(k) for k in b.ks]
+        assert table["NMI expected"].tolist() == [f"{v:.4f}" for v in b.exact_mean["nmi"]]
+        assert table["AMI band high"].tolist() == [f"{v:.4f}" for v in b.hi["ami"]]
+    finally:
+        _open_tab(app, "Contingency table")
 
 
 def test_the_scenario_pills_show_the_table_s_scenario_and_reload_it(app):

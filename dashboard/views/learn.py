@@ -19,7 +19,6 @@ if str(ROOT) not in sys.path:  # run as a script: make `dashboard` and `metrics_
     sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import metrics_core as mc  # noqa: E402
@@ -371,20 +370,22 @@ def _random_tab(settings: presentation.Settings) -> None:
     b = res["bands"]
     fig = lfig.null_band_figure(b.ks, b.exact_mean, b.lo, b.hi, observed=res["observed"])
     _chart(fig, "learn_null", settings)
-    st.dataframe(
-        pd.DataFrame(
-            {
-                "k": b.ks,
-                "NMI expected": b.exact_mean["nmi"],
-                "NMI observed": res["observed"]["nmi"],
-                "ARI observed": res["observed"]["ari"],
-                "AMI observed": res["observed"]["ami"],
-                "AMI band low": b.lo["ami"],
-                "AMI band high": b.hi["ami"],
-            }
-        ).round(4),
-        hide_index=True,
-        key="learn_null_table",
+    # a static table (12 rows): a data grid mounted on each opening of the tab cost the browser
+    # more than the chart (issue 14: the tab's click 0.32 s in median, tests/benchmarks)
+    columns = {
+        "NMI expected": b.exact_mean["nmi"],
+        "NMI observed": res["observed"]["nmi"],
+        "ARI observed": res["observed"]["ari"],
+        "AMI observed": res["observed"]["ami"],
+        "AMI band low": b.lo["ami"],
+        "AMI band high": b.hi["ami"],
+    }
+    ui.static_table(
+        [
+            {"k": str(int(k)), **{name: f"{v[i]:.4f}" for name, v in columns.items()}}
+            for i, k in enumerate(b.ks)
+        ],
+        ["k", *columns],
     )
 
 
@@ -449,10 +450,18 @@ TABS = {
 
 def render() -> None:
     _init()
-    settings = presentation.current()
     st.title("Learn: why each metric moves")
-    # Only the open tab is computed and drawn (a rerun when another is picked): with every tab
-    # built at once, a visit drew eight charts, most of them hidden.
+    _tabs_part()
+
+
+@st.fragment
+def _tabs_part() -> None:
+    """The tabs. Only the open tab is computed and drawn (a rerun when another is picked): with
+    every tab built at once, a visit drew eight charts, most of them hidden. A tab, or a control
+    in it, reruns this part alone: the sidebar is unchanged by it (issue 14: opening "Random
+    labels" 0.26–0.32 s in median with the whole page, tests/benchmarks/bench_browser.py). A
+    control whose change concerns the whole page says so with ``st.rerun()``."""
+    settings = presentation.current()
     tabs = st.tabs(list(TABS), key=K_TAB, on_change="rerun")
     for tab, draw in zip(tabs, TABS.values(), strict=True):
         if tab.open:

@@ -42,12 +42,12 @@ KNOWN_VIEWS = [
     "Learn",
 ]
 #: Views with top-level tabs (each tab is opened by ``test_demo_tabs_render``).
-TABBED_VIEWS = ["Learn"]
+TABBED_VIEWS = ["Affinity", "Learn"]
 #: Keyed Plotly charts (``st.plotly_chart(key=...)`` -> CSS class ``st-key-<key>``) that must draw.
 MUST_DRAW = {
     "Contingency": ["contingency_heatmap"],
     "Compare": ["cmp_heatmap", "cmp_flow"],
-    "Affinity": ["affinity_plot"],
+    "Affinity": ["affinity_plot", "conn_bars", "sre_class"],  # and its first tab's
     "Points": ["points_plot_affinity_prediction"],
     "Sweep": ["sweep_tradeoff"],  # the SRE–CONN trade-off plot of the demo sweep
     "Multi-view": ["mv_overview"],

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import assert_no_exception, expect_rerun, save_full_page, wait_for_charts_drawn
-from .test_dashboard_browser import MAIN, open_first_view, open_view
+from .test_dashboard_browser import MAIN, open_first_view, open_tab, open_view
 
 pytestmark = pytest.mark.browser
 
@@ -47,9 +47,12 @@ def test_finding_links_open_pages_on_the_finding(page, streamlit_server) -> None
     assert "class=4&class=5" in page.url
     text = page.get_by_test_id("stAlertContentInfo").filter(has_text="Opened on").inner_text()
     assert "classes 4 and 5" in text and "class 4: CONN λ₂" in text and "class 5: CONN λ₂" in text
-    for key, n in [("affinity_plot", 4), ("leakage_matrix", 4)]:
-        assert page.evaluate(FOCUS_SHAPES, key) == n, key
+    assert page.evaluate(FOCUS_SHAPES, "affinity_plot") == 4
     save_full_page(page, "focus_affinity_classes_4_5")
+    open_tab(page, "Between classes: leakage")  # the leaks, outlined in their tab
+    assert "class=4&class=5" in page.url
+    assert page.evaluate(FOCUS_SHAPES, "leakage_matrix") == 4
+    open_tab(page, "Per class: CONN and SRE")  # the tab is kept for the next visit
 
 
 def test_outline_it_here_reruns_the_page_on_the_finding(page, streamlit_server) -> None:
