@@ -904,21 +904,17 @@ def table(res: Results, titles: list[str]) -> list[list[str]]:
                      _fmt(_med(over_s) / _med(peer), "×"),
                      _fmt(_best(over_s) / _best(peer), "×"),
                      f"≤ {GOAL_OVERHEAD_S:g} s" if over_s else "", verdict])  # fmt: skip
-    # a widget that changes one chart or table: its computing (a new figure) is part of the
-    # click, so the click itself is at most the overhead the goal is about
-    for title, label in WIDGETS:
-        a = res.get("clustlens", f"widget: {title} '{label}'")
+    # a widget or a tab that changes one chart or table: its computing (a new figure) is part of
+    # the click, so the click itself is at most the overhead the goal is about
+    controls = [(f"widget change: {title}, '{label}'", f"widget: {title} '{label}'")
+                for title, label in WIDGETS]  # fmt: skip
+    controls += [(f"tab change: {title}, '{later}' and back", f"tab: {title} '{later}'")
+                 for title, later, _first in TABS]  # fmt: skip
+    for shown, key in controls:
+        a = res.get("clustlens", key)
         if not a:
             continue
-        rows.append([f"widget change: {title}, '{label}': click → drawn", _fmt(_med(a)),
-                     _fmt(_best(a)), _fmt(_med(peer)) + " (p)", _fmt(_med(a) / _med(peer), "×"),
-                     _fmt(_best(a) / _best(peer), "×"), f"≤ {GOAL_OVERHEAD_S:g} s",
-                     "met" if _med(a) <= GOAL_OVERHEAD_S else "NOT met"])  # fmt: skip
-    for title, later, _first in TABS:
-        a = res.get("clustlens", f"tab: {title} '{later}'")
-        if not a:
-            continue
-        rows.append([f"tab change: {title}, '{later}' and back: click → drawn", _fmt(_med(a)),
+        rows.append([f"{shown}: click → drawn", _fmt(_med(a)),
                      _fmt(_best(a)), _fmt(_med(peer)) + " (p)", _fmt(_med(a) / _med(peer), "×"),
                      _fmt(_best(a) / _best(peer), "×"), f"≤ {GOAL_OVERHEAD_S:g} s",
                      "met" if _med(a) <= GOAL_OVERHEAD_S else "NOT met"])  # fmt: skip
