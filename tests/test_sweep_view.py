@@ -631,3 +631,20 @@ def test_a_long_sweep_gets_a_sortable_data_frame(monkeypatch):
     assert not [t for t in static_tables(at) if "setting" in t.columns]
     (frame,) = [df.value for df in at.dataframe]
     assert len(frame) == 9 and "setting" in frame.columns
+
+
+def test_the_x_axis_parameter_is_asked_only_when_two_or_more_were_swept():
+    """The demo sweeps λ alone: no box with one choice; a two-parameter run gets the box, and
+    the metrics chart follows it."""
+    at = sweep_page(setup_open=False)
+    assert [b.label for b in at.selectbox if b.label == "Parameter on the x axis"] == []
+    assert "sweep_metrics" in charts(at)
+    at = tiny_grid(sweep_page())
+    ok(at.text_input(key="sw_grid_ssc_omp_thr").set_value("thr=1e-6,1e-5").run())
+    ok(at.button(key="sw_run").click().run())
+    assert run_state(at)["status"] == "done"
+    (box,) = [b for b in at.selectbox if b.label == "Parameter on the x axis"]
+    assert len(box.options) == 2
+    ok(box.set_value(box.options[1]).run())
+    assert box.value == "thr"
+    assert "thr" in charts(at)["sweep_metrics"]["layout"]["xaxis"]["title"]["text"]

@@ -442,8 +442,13 @@ def _results(run: dict[str, Any], s: state.AppState) -> None:
     c3.caption("Click a marker to pick its setting below.")
 
     if swept:
-        p1, p2 = st.columns([1, 3])
-        param = p1.selectbox("Parameter on the x axis", list(swept), key="sw_param")
+        if len(swept) > 1:
+            p1, p2 = st.columns([1, 3])
+            param = p1.selectbox("Parameter on the x axis", list(swept), key="sw_param")
+        else:
+            # one swept parameter: a box with one choice asked nothing (and was one more
+            # element for the browser to mount on every visit); the chart's axis names it
+            param, p2 = swept[0], st.columns([3, 1])[0]
         chosen = p2.multiselect(
             "Metrics",
             metrics,
