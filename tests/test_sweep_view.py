@@ -646,5 +646,6 @@ def test_the_x_axis_parameter_is_asked_only_when_two_or_more_were_swept():
     (box,) = [b for b in at.selectbox if b.label == "Parameter on the x axis"]
     assert len(box.options) == 2
     ok(box.set_value(box.options[1]).run())
+    (box,) = [b for b in at.selectbox if b.label == "Parameter on the x axis"]
     assert box.value == "thr"
     assert "thr" in charts(at)["sweep_metrics"]["layout"]["xaxis"]["title"]["text"]
