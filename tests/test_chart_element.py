@@ -265,3 +265,20 @@ def test_later_element_scripts_leave_out_what_is_missing_or_ambiguous(tmp_path, 
         assert chart_element.later_modules() == ("static/js/DataFrame.a1.js",)
     finally:
         chart_element.later_modules.cache_clear()
+
+
+def test_later_fonts_are_faces_of_the_installed_streamlit():
+    """Each font loaded once the first page is idle is a face Streamlit's style sheet declares
+    (a renamed face would load nothing, silently)."""
+    import re
+
+    css = Path(__import__("streamlit").__file__).resolve().parent / "static" / "static" / "css"
+    faces = set()
+    for sheet in css.glob("index.*.css"):
+        for block in re.findall(r"@font-face\{[^}]*\}", sheet.read_text(encoding="utf-8")):
+            m = re.search(r"font-family:\s*([^;}]+)", block)
+            faces.add(m.group(1).strip().strip('"'))
+    assert chart_element.LATER_FONTS
+    for font in chart_element.LATER_FONTS:
+        family = font.split("px ", 1)[1].strip('"')
+        assert family in faces, (family, sorted(faces))

@@ -241,14 +241,23 @@ _PRELOAD_JS = (
 // already run (Streamlit imports the same URL: the browser runs a module once). Started later
 // (once plotly.js had run, or the first page was drawn) they fell on the next page's visit.
 
+//
+// The fonts of later pages' formulas and derivations (data.fonts, CSS font shorthands): their
+// faces are declared by Streamlit's style sheet but fetched and decoded only when text first
+// uses them, which fell on Learn's first visit; loaded here once the browser is idle.
 export default function (component) {
   plotly().catch(() => {});  // the chart element says so if it failed
-  const later = (component && component.data && component.data.later) || [];
-  if (!later.length || window.__clustlensLater) return;
+  const data = (component && component.data) || {};
+  const later = data.later || [];
+  const fonts = data.fonts || [];
+  if (window.__clustlensLater) return;
   window.__clustlensLater = true;
   later.forEach((m) => {
     import(new URL(m, document.baseURI).href).catch(() => {});  // Streamlit retries on use
   });
+  if (!fonts.length || !document.fonts) return;
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 500));
+  idle(() => fonts.forEach((f) => document.fonts.load(f).catch(() => {})), {timeout: 3000});
 }
 """
 )
@@ -268,11 +277,13 @@ def _preloader() -> Any:
 def preload() -> None:
     """At the top of the session's first run: have the browser load plotly.js now (an element
     nobody sees), not when the first chart arrives at the end of the run; and, beside it, the
-    element scripts of later pages (:data:`LATER_ELEMENTS`, :func:`later_modules`)."""
+    element scripts of later pages (:data:`LATER_ELEMENTS`, :func:`later_modules`) and, once
+    the browser is idle, their fonts (:data:`LATER_FONTS`)."""
     if st.session_state.get(_PRELOADED) or not available():
         return
     st.session_state[_PRELOADED] = True
-    _preloader()(key=_PRELOAD_KEY, data={"later": list(later_modules())})
+    data = {"later": list(later_modules()), "fonts": list(LATER_FONTS)}
+    _preloader()(key=_PRELOAD_KEY, data=data)
 
 
 #: Streamlit's element scripts that the first page (Summary) does not use and later pages do,
@@ -280,6 +291,19 @@ def preload() -> None:
 #: (Pair confusion's table, Points, Learn's other tabs; 22 files, ~0.2 s of the first page
 #: showing one), the multiselect (Sweep's form), the formula typesetter and the pills (Learn).
 LATER_ELEMENTS = ("DataFrame", "Multiselect", "rehype-katex", "ButtonGroup")
+
+
+#: The fonts (CSS font shorthands) of Learn's formulas (KaTeX's main, math italic and two sizes
+#: of big operators) and of its derivations (``ui.preformatted``: Streamlit's monospace face).
+#: Fetched and decoded when first used, they cost Learn's first visit 0.02-0.07 s (issue 14,
+#: tests/benchmarks/HISTORY.md); each family is declared by Streamlit's own style sheet.
+LATER_FONTS = (
+    "16px KaTeX_Main",
+    "italic 16px KaTeX_Math",
+    "16px KaTeX_Size1",
+    "16px KaTeX_Size2",
+    '16px "Source Code Pro"',
+)
 
 
 @functools.cache

@@ -274,3 +274,28 @@ def test_later_pages_element_scripts_come_with_the_first_page(page, streamlit_se
     assert not again, again
     assert_no_exception(page)
     assert not page.js_errors
+
+
+def test_later_pages_fonts_are_loaded_while_the_first_page_is_idle(page, streamlit_server) -> None:
+    """Learn's formula and derivation fonts are loaded once the first page is idle: Learn's
+    first visit fetches none of them."""
+    from dashboard.ui.chart_element import LATER_FONTS
+
+    fonts_js = (
+        "() => performance.getEntriesByType('resource').map(e => e.name)"
+        ".filter(n => n.includes('/static/media/') && n.endsWith('.woff2'))"
+    )
+    open_first_view(page, streamlit_server.url)
+    page.wait_for_function(
+        "(fonts) => fonts.every(f => document.fonts.check(f))", arg=list(LATER_FONTS),
+        timeout=30_000,
+    )  # fmt: skip
+    before = page.evaluate(fonts_js)
+    open_view(page, "Learn")
+    page.locator(f"{MAIN} .katex").first.wait_for(timeout=30_000)
+    page.locator(f"{MAIN} pre").first.wait_for(timeout=30_000)
+    again = [n.rsplit("/", 1)[1] for n in page.evaluate(fonts_js)[len(before) :]]
+    assert not [n for n in again if n.startswith(("KaTeX_Main-Regular", "KaTeX_Math-Italic",
+                                                  "SourceCodeVF-Upright"))], again  # fmt: skip
+    assert_no_exception(page)
+    assert not page.js_errors
