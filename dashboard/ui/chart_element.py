@@ -240,7 +240,6 @@ _PRELOAD_JS = (
 // page's load, beside plotly.js, so the page that first shows such an element finds its script
 // already run (Streamlit imports the same URL: the browser runs a module once). Started later
 // (once plotly.js had run, or the first page was drawn) they fell on the next page's visit.
-
 //
 // The fonts of later pages' formulas and derivations (data.fonts, CSS font shorthands): their
 // faces are declared by Streamlit's style sheet but fetched and decoded only when text first
