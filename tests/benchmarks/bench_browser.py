@@ -236,13 +236,9 @@ _IDLE_JS = """(needRun) => {
 }"""
 
 
-# The page's own clock for a timed step: from the pointerdown of the click (the event's
-# timestamp) to the first animation frame at which the step is done, checked in the page every
-# frame: the idle test of _IDLE_JS, each of the step's own predicates, every shown chart drawn.
-# Timed from this process instead, a step also counted Playwright's click (it waits for its
-# target to stand still for two frames before it presses) and a round trip and a poll for each
-# wait after it: 0.05 s on a page visit, up to 0.15 s on "Run sweep", for both apps.
-# ``shown``: a predicate whose first frame is noted too (the step may go on after it).
+# The page's own clock (the module's docstring says why): pointerdown -> the first frame at which
+# the idle test of _IDLE_JS, each of the step's own predicates and "every shown chart drawn"
+# hold. ``shown``: a predicate whose first frame is noted too (the step may go on after it).
 _CLOCK_JS = """([idleSrc, drawnSrc, scope, need, checks, shown]) => {
   const idle = eval(idleSrc), drawn = eval(drawnSrc);
   const fns = checks.map(([src, arg]) => [eval(src), arg]);
