@@ -80,6 +80,10 @@ def main() -> None:
     s = state.get()
     if not s.started:
         _load_demo(s)
+    else:
+        # a later run: the session's first page is done (the user acted on it), and the
+        # server's warm-up need not wait for a pause any more
+        inputs.first_page_done()
     sidebar.render(s)
     with st.sidebar:
         sessions.controls()

@@ -339,9 +339,10 @@ def test_streamlit_still_names_its_script_thread_so():
     assert f'"{scripts.SCRIPT_THREAD}"' in inspect.getsource(ScriptRunner)
 
 
-def test_the_model_imports_hurry_once_a_model_page_is_opened():
-    """Before: a warm-up step waits for a pause (no page built for QUIET_IDLE_S). After Sweep or
-    Multi-view was opened (their Run needs scikit-learn): only for no page being built."""
+def test_the_warm_up_hurries_once_the_sessions_first_page_is_done():
+    """Before: a warm-up step waits for a pause (no page built for QUIET_IDLE_S). Once a session
+    runs its script a second time (a click: its first page is done), only for no page being
+    built — whichever page it opens, on a click on the first page too."""
     import threading
     import time
 
@@ -357,12 +358,12 @@ def test_the_model_imports_hurry_once_a_model_page_is_opened():
     assert time.monotonic() - t0 < 1.0
 
     app = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
-    for page in ("views/sweep.py", "views/multiview.py"):
-        build._MODELS_WANTED.clear()
+    for page in ("views/contingency.py", "views/sweep.py", None):
+        build._HURRY.clear()
         at = AppTest.from_file(str(app), default_timeout=120).run()
-        assert not build._MODELS_WANTED.is_set()  # Summary does not run models
-        at.switch_page(page).run()
-        assert build._MODELS_WANTED.is_set(), page
+        assert not build._HURRY.is_set()  # the first page is still being drawn
+        (at.switch_page(page) if page else at).run()
+        assert build._HURRY.is_set(), page
 
 
 def test_the_warm_up_imports_fits_once_reads_the_hw_views_then_starts_the_fork_server(

@@ -13,10 +13,10 @@ from dashboard.inputs._build import (
     build_input,
     counts_inputs,
     data_matrix,
+    first_page_done,
     from_array,
     load_demo,
     load_hw_demo,
-    models_wanted,
     pad_edge_list,
     warm_up_worker,
 )
@@ -26,10 +26,10 @@ __all__ = [
     "build_input",
     "counts_inputs",
     "data_matrix",
+    "first_page_done",
     "from_array",
     "load_demo",
     "load_hw_demo",
-    "models_wanted",
     "pad_edge_list",
     "warm_up_worker",
 ]

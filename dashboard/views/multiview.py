@@ -287,7 +287,6 @@ def _ssf_section(data: cm.MVData, res: dict[str, Any]) -> None:
 def _open_ssf(data: cm.MVData, res: dict[str, Any]) -> None:
     """Button callback (runs before the sidebar's widgets exist): SSF's result as the active
     prediction, with S as its own C."""
-    from dashboard import inputs
 
     s = state.get()
     truth = inputs.from_array("truth", f"multi-view: {data.name} labels", data.labels)
@@ -595,8 +594,6 @@ def _comparison_table(out: dict[str, Any]) -> None:
 
 
 def render() -> None:
-    # this page's Run needs scikit-learn: the server imports it now, while this page is drawn
-    inputs.models_wanted()
     s = state.get()
     st.title("Multi-view")
     st.caption(

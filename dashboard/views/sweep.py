@@ -17,7 +17,6 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import inputs
 from dashboard.compute import sweep as cs
 from dashboard.compute import sweep_job as job
 from dashboard.figures.sweep import (
@@ -630,9 +629,6 @@ def _setup(box: Any, s: state.AppState) -> None:
 
 # ---------------------------------------------------------------- page
 def render() -> None:
-    # this page's Run needs the models' code (the warm-up's first fit) and, beyond 1,500 points,
-    # scikit-learn's k-means: the server warms them now, while this page is drawn
-    inputs.models_wanted()
     s = state.get()
     st.title("Sweep")
     st.caption(
