@@ -363,6 +363,7 @@ SKLEARN_STEPS: tuple[str, ...] = (
     "scipy.integrate",
     "scipy.interpolate",
     "scipy.spatial",
+    "scipy.ndimage",  # scipy.stats's one other package (~30 ms): one piece less in its step
     "scipy.stats",
     "sklearn.utils",
     "sklearn.base",
