@@ -197,6 +197,12 @@ def css(settings: Settings) -> str:
             f".stApp button {{ background: {p.surface}; color: {p.text}; "
             f"border-color: {p.grid}; }}",
             f".stApp button p, .stApp button span {{ color: {p.text}; }}",
+            # a widget's help "?" is a button too, its icon stroked in the light theme's grey:
+            # it stood as a dark square with a 1.04:1 "?" in it (the contrast test's icons);
+            # Streamlit's stroke rule outranks one of equal weight here, hence !important
+            ".stApp [data-testid='stTooltipIcon'] button "
+            "{ background: transparent; border-color: transparent; }",
+            f".stApp [data-testid='stTooltipIcon'] svg {{ stroke: {p.muted} !important; }}",
             f"[data-testid='stAlert'] > div {{ background: {p.surface}; color: {p.text}; }}",
             f"[data-testid='stAlert'] p, [data-testid='stAlert'] strong {{ color: {p.text}; }}",
         ]

@@ -4,7 +4,8 @@
 Every visible text node is checked against the colour actually behind it (the backgrounds of its
 ancestors composited, with the opacity of the chain applied to the text), and every Plotly text
 outside the data area (titles, tick labels, axis titles, legends, colour bars) against the
-figure's paper colour. Disabled controls are exempt (WCAG 1.4.3), as is text inside a chart's
+figure's paper colour. The widgets' help icons (a "?" with no text node) are graphics: ≥ 3:1
+(WCAG 1.4.11). Disabled controls are exempt (WCAG 1.4.3), as is text inside a chart's
 data area (Plotly picks cell-text colours against each cell) and the data grid (a canvas).
 Screenshots of each view in each mode go to ``tests/artifacts``.
 """
@@ -86,6 +87,7 @@ _CONTRAST_JS = """(minRatio) => {
     }
     return o;
   };
+  const ICON_RATIO = 3;
   const bad = [];
   const seen = new Set();
   const report = (el, text, fg, bg, r) => {
@@ -119,6 +121,21 @@ _CONTRAST_JS = """(minRatio) => {
     // hovered), not unreadable
     if (r < minRatio && r > 1.0001) report(el, text, over(fg, bg), bg, r);
   }
+  // widgets' help icons (a "?" with no text node): graphics, 3:1 (WCAG 1.4.11)
+  for (const icon of document.querySelectorAll('[data-testid="stTooltipIcon"] svg')) {
+    if (!icon.getClientRects().length) continue;
+    const bg = behind(icon);
+    const cs = getComputedStyle(icon);
+    // Streamlit strokes the icon with a colour of its own, not the text colour around it
+    const fg = parse(cs.stroke) || parse(cs.color);
+    if (!bg || !fg) continue;
+    fg[3] *= Number(cs.strokeOpacity || 1) * opacity(icon);
+    const r = ratio(over(fg, bg), bg);
+    if (r < ICON_RATIO) {
+      const label = icon.closest('button');
+      report(icon, (label && label.getAttribute('aria-label')) || 'help icon', over(fg, bg), bg, r);
+    }
+  }
   // Plotly text outside the data area, against the paper colour
   for (const plot of document.querySelectorAll('.js-plotly-plot')) {
     if (!plot.getClientRects().length) continue;
@@ -150,7 +167,7 @@ def low_contrast(page) -> list[dict]:
 
 
 def _explain(found: list[dict], where: str) -> str:
-    lines = [f"{len(found)} text(s) below {MIN_RATIO}:1 on {where}:"]
+    lines = [f"{len(found)} text(s) below {MIN_RATIO}:1 or help icon(s) below 3:1 on {where}:"]
     lines += [
         f"  {f['ratio']:.2f}:1  {f['fg']} on {f['bg']} (of {f['bgFrom']})  [{f['where']}]  "
         f"{f['text']!r}"
