@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 from html_cards import card_values
+from html_tables import static_tables
 from streamlit.testing.v1 import AppTest
 
 from dashboard.analysis.compare import compare
@@ -43,11 +44,42 @@ def test_compare_page_on_the_demo():
     assert cards["toward their class"] == str(want["toward"])
     charts = {el.proto.id.rsplit("-", 1)[-1] for el in at.get("plotly_chart")}
     assert {"cmp_heatmap", "cmp_flow"} <= charts
-    table = next(df.value for df in at.dataframe)
-    assert set(table.columns) >= {"point", "class", "A", "B", "direction"}
+    # the demo's 23 moved points: a static table (no data grid), every one listed, away first
+    assert not at.dataframe
+    (table,) = [t for t in static_tables(at) if "direction" in t.columns]
+    assert list(table.columns) == ["point", "class", "A", "B", "direction"]
+    assert len(table) == want["changed"]
+    moved = compare(d["truth"], d["preds"][0], d["preds"][1], Conventions()).moved
+    assert list(table["point"]) == [str(p) for p in moved["point"]]
+    assert table["direction"].iloc[0].startswith("moved away")
     spec = json.loads(next(el.proto.spec for el in at.get("plotly_chart")))
     assert spec["data"]
-    assert np.isfinite(len(table))
+
+
+def test_compare_page_lists_many_moved_points_in_a_grid():
+    """Past ``ui.STATIC_MAX_ROWS`` moved points, a data grid that scrolls and sorts."""
+    from dashboard.ui.widgets import STATIC_MAX_ROWS
+
+    d = make_demo.build()
+    b = np.asarray(d["preds"][1]).copy()
+    b[: 3 * STATIC_MAX_ROWS] = (b[: 3 * STATIC_MAX_ROWS] + 1) % (b.max() + 1)
+    moved = compare(d["truth"], d["preds"][0], b, Conventions()).moved
+    assert len(moved) > STATIC_MAX_ROWS
+    files = [
+        (name, "\n".join(map(str, labels)).encode(), "text/plain")
+        for name, labels in (("a.txt", d["preds"][0]), ("b.txt", b))
+    ]
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.run()
+    at.file_uploader(key="up_preds").set_value(files)
+    at.run()
+    assert [p.name for p in at.session_state["clustlens"].preds][-2:] == ["a.txt", "b.txt"]
+    at.session_state["cmp_a"], at.session_state["cmp_b"] = "a.txt", "b.txt"
+    at.switch_page("views/compare.py").run()
+    assert not at.exception and not at.main.error
+    (table,) = [df.value for df in at.dataframe]
+    assert list(table["point"]) == list(moved["point"])
+    assert not [t for t in static_tables(at) if "direction" in t.columns]
 
 
 def test_affinity_needs_no_prediction():

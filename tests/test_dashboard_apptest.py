@@ -114,6 +114,24 @@ def test_every_view_renders_on_the_demo():
     assert len(json.dumps(aff)) < 5 * 1024 * 1024
 
 
+def test_pair_confusion_lists_its_scores_in_a_static_table_with_the_librarys_values():
+    """The pair scores under the chart: one static element (no data grid to mount on each
+    visit), each score as ``evaluate`` gives it on the page's prediction."""
+    import metrics_core as mc
+    from dashboard.figures.pairs import PAIR_SCORES
+
+    at = start()
+    at.switch_page("views/pairs.py").run()
+    ok(at)
+    assert not at.dataframe
+    (table,) = [t for t in static_tables(at) if list(t.columns) == ["score", "value"]]
+    s = at.session_state["clustlens"]
+    want = mc.evaluate(s.truth.value, s.preds[0].value)  # the demo shows its first
+    assert list(table["score"]) == list(PAIR_SCORES.values())
+    for key, shown in zip(PAIR_SCORES, table["value"], strict=True):
+        assert float(shown) == pytest.approx(want[key], abs=6e-5), key
+
+
 def test_affinity_tabs_build_only_the_open_tab_and_keep_it_across_visits():
     at = start()
     at.switch_page("views/affinity.py").run()

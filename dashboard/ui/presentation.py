@@ -67,6 +67,8 @@ LAYOUT_RULES = (
     "{ padding-left: 1.5rem; padding-right: 1.5rem; } }",
     # static tables (widgets.static_table): st.table's look, in the page's own colours
     ".cl-table { width: 100%; border-collapse: collapse; font-size: 0.875em; color: inherit; }",
+    # a few short columns (a score and its value) read as a pair, not across the page
+    ".cl-table.cl-fit { width: auto; min-width: min(100%, 24em); }",
     ".cl-table th { text-align: left; font-weight: 600; padding: 0.45em 0.6em; "
     "border-bottom: 2px solid rgba(128, 128, 128, 0.45); }",
     # Text breaks between words; a word longer than its column only when the column's width is

@@ -60,6 +60,8 @@ def note(message: object) -> None:
 
 #: The class of every :func:`static_table` (its style sheet: ``presentation.LAYOUT_RULES``).
 TABLE_CLASS = "cl-table"
+#: The class of a static table sized to its text (``fit``), not stretched to the page's width.
+FIT_CLASS = "cl-fit"
 #: The box around each static table: it scrolls sideways when the table cannot fit the page.
 TABLE_BOX_CLASS = "cl-table-box"
 #: The class of a cell holding numbers only (no text): it breaks at spaces, never inside one.
@@ -103,11 +105,13 @@ def table_html(
     rows: Sequence[Mapping[str, object]],
     columns: Sequence[str],
     widths: Sequence[float] | None = None,
+    fit: bool = False,
 ) -> str:
     """A read-only HTML table of ``rows`` under ``columns``, every cell escaped (shown literally).
 
     ``widths``: each column's share of the table's width, in percent; tables given the same
     widths line up one under the other (otherwise each sizes its columns to its own text).
+    ``fit``: the table as wide as its text needs (a few short columns), not the page's width.
     The table sits in a box that scrolls sideways when the page is too narrow for it (its
     numbers are never broken to make it fit: :func:`is_number_text`).
 
@@ -115,9 +119,12 @@ def table_html(
     --------
     >>> table_html([{"metric": "a<b", "value": 1}], ["metric", "value"])
     '<div class="cl-table-box"><table class="cl-table"><thead><tr><th>metric</th><th>value</th></tr></thead><tbody><tr><td>a&lt;b</td><td class="cl-num">1</td></tr></tbody></table></div>'
+    >>> table_html([{"score": "pair F1", "value": "0.7440"}], ["score", "value"], fit=True)[:64]
+    '<div class="cl-table-box"><table class="cl-table cl-fit"><thead>'
     """  # noqa: E501
     if widths is not None and len(widths) != len(columns):
         raise ValueError(f"{len(widths)} widths for {len(columns)} columns")
+    kind = f"{TABLE_CLASS} {FIT_CLASS}" if fit else TABLE_CLASS
     cols = style = ""
     if widths is not None:
         cols = "<colgroup>" + "".join(f'<col style="width: {w:g}%">' for w in widths)
@@ -126,7 +133,7 @@ def table_html(
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(_cell(r.get(c, "")) for c in columns) + "</tr>" for r in rows)
     return (
-        f'<div class="{TABLE_BOX_CLASS}"><table class="{TABLE_CLASS}"{style}>{cols}'
+        f'<div class="{TABLE_BOX_CLASS}"><table class="{kind}"{style}>{cols}'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
@@ -140,13 +147,15 @@ def static_table(
     rows: Sequence[Mapping[str, object]],
     columns: Sequence[str],
     widths: Sequence[float] | None = None,
+    fit: bool = False,
 ) -> None:
-    """Rows as one static table: every row shows and long text wraps inside the page width.
+    """Rows as one static table: every row shows and long text wraps inside the page width
+    (``widths``, ``fit``: :func:`table_html`).
 
     One HTML element, not ``st.table``: that renders every cell as Markdown, a component each,
     and the Summary's catalogue (about 300 cells) cost the browser ~0.1 s on every visit.
     """
-    st.html(table_html(rows, columns, widths))
+    st.html(table_html(rows, columns, widths, fit))
 
 
 #: Class of the boxes of :func:`folded_html` (styled in ``presentation.LAYOUT_RULES``).

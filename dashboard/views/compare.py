@@ -106,7 +106,13 @@ def render() -> None:
             st.success("No point changed cluster: A and B are the same partition.")
             return
         shown = cmp.moved.assign(direction=cmp.moved["direction"].map(DIRECTION_WORDS))
-        st.dataframe(shown, hide_index=True, key="cmp_moved")
+        if len(shown) <= ui.STATIC_MAX_ROWS:
+            # every moved point shows at once (away first), and no data grid is mounted on each
+            # visit (the demo's 23 points: issue 14)
+            rows = shown.astype(str).to_dict("records")
+            ui.static_table(rows, [str(c) for c in shown.columns])
+        else:  # many: a grid that scrolls and sorts
+            st.dataframe(shown, hide_index=True, key="cmp_moved")
         if sm["changed"] > len(cmp.moved):
             ui.note(f"first {len(cmp.moved):,} of {sm['changed']:,} shown (away first)")
 

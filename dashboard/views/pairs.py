@@ -41,14 +41,16 @@ def render() -> None:
             total = m["pair_tp"] + m["pair_fp"] + m["pair_fn"] + m["pair_tn"]
             st.caption(f"{total:,} unordered pairs of {m['n_samples']:,} points.")
         ui.chart(pair_scores_panel(pa), key="pair_scores")
-        st.dataframe(
+        # one static element (a data grid mounted on each visit cost the browser more than
+        # these few rows need: issue 14)
+        ui.static_table(
             [
                 {"score": name, "value": compute.fmt(m[k])}
                 for k, name in PAIR_SCORES.items()
                 if k in m
             ],
-            hide_index=True,
-            key="pair_table",
+            ["score", "value"],
+            fit=True,
         )
 
 
