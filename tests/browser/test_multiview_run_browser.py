@@ -24,9 +24,11 @@ pytestmark = pytest.mark.browser
 
 #: Elements the run before left on the page that hold something (text or an image), and every
 #: running CSS animation or transition except the progress bar's own and those the pointer
-#: starts: the hover colour of the element under it, and a chart's mode bar, which fades in and
-#: out as the pointer enters or leaves the chart (the page moves under the pointer when the bar
-#: takes the table's place; both were seen in CI, the page unchanged).
+#: starts: the hover colour of the element under it or just left (a colour transition: the
+#: "Recompute it" box's title fading back once the page moved from under the pointer), and a
+#: chart's mode bar, which fades in and out as the pointer enters or leaves the chart (the page
+#: moves under the pointer when the bar takes the table's place; all three were seen in CI, the
+#: page unchanged). Stale elements fade by their opacity, which stays counted.
 _LEFT_OVER_JS = """() => ({
   stale: [...document.querySelectorAll('[data-stale="true"]')]
     .filter((e) => (e.innerText || '').trim() || e.querySelector('img, svg, canvas, table'))
@@ -35,6 +37,7 @@ _LEFT_OVER_JS = """() => ({
     .filter((a) => !(a.effect && a.effect.target
                      && (a.effect.target.closest('[data-testid="stProgress"]')
                          || a.effect.target.matches(':hover')
+                         || /(^|-)color$/.test(a.transitionProperty || '')
                          || a.effect.target.closest('.modebar-container'))))
     .map((a) => (a.transitionProperty || a.animationName) + ' on '
                 + (a.effect && a.effect.target ? a.effect.target.tagName : '?')
