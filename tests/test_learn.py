@@ -16,6 +16,8 @@ import metrics_core as mc
 from dashboard.analysis import explain, null_bands
 from dashboard.analysis import scenarios as ls
 from dashboard.compute import learn as compute_learn
+from dashboard.ui import widgets as ui
+from dashboard.views import learn
 from metrics_core.validation._errors import ClustlensInputError
 
 PAGE = Path(__file__).resolve().parents[1] / "dashboard" / "views" / "learn.py"
@@ -184,9 +186,14 @@ def app():
     return at
 
 
-def _shown(at, tab: int = 0) -> dict[str, str]:
-    """The values shown in a tab: ``st.metric`` and grids of cards (``ui.metric_cards``)."""
-    return card_values(at.tabs[tab])
+def _body(at):
+    """The open tab's content: below the tab strip, in its own container (``ui.tab_strip``)."""
+    return at.main.get_by_key(ui.TAB_BODY_KEY + learn.K_TAB)
+
+
+def _shown(at) -> dict[str, str]:
+    """The values the open tab shows: ``st.metric`` and grids of cards (``ui.metric_cards``)."""
+    return card_values(_body(at))
 
 
 def _open_tab(at, label: str) -> None:
@@ -329,7 +336,7 @@ def test_typing_a_table_recomputes_every_metric(app):
 
 def test_moving_points_updates_the_metrics(app):
     _open_tab(app, "Move points")
-    before = _shown(app, 1)
+    before = _shown(app)
     assert before["ACC"] == "0.9000"  # three points of B start in A's cluster
     p = ls.point_set()
     wrong = [int(i) for i in np.flatnonzero(p.clusters != p.classes)]
@@ -337,32 +344,49 @@ def test_moving_points_updates_the_metrics(app):
     app.selectbox(key="learn_target").set_value("cluster 2").run()
     app.button(key="learn_move").click().run()
     assert not app.exception
-    assert _shown(app, 1)["ACC"] == "1.0000"
+    assert _shown(app)["ACC"] == "1.0000"
     app.multiselect(key="learn_pick_1").set_value([0]).run()
     app.selectbox(key="learn_target").set_value("a new cluster").run()
     app.button(key="learn_move").click().run()
-    assert _shown(app, 1)["ACC"] == f"{29 / 30:.4f}"
+    assert _shown(app)["ACC"] == f"{29 / 30:.4f}"
 
 
 def test_affinity_sliders_show_the_tradeoff(app):
     _open_tab(app, "SRE / CONN")
     app.slider(key="learn_leak").set_value(0.3).run()
     app.slider(key="learn_density").set_value(0.0).run()
-    shown = _shown(app, 3)
+    shown = _shown(app)
     assert shown["SRE (lower is better)"] == "0.3000"
     assert shown["CONN min λ2 (higher is better)"] == "0.0000"
     app.slider(key="learn_density").set_value(1.0).run()
-    assert float(_shown(app, 3)["CONN min λ2 (higher is better)"]) > 0.5
+    assert float(_shown(app)["CONN min λ2 (higher is better)"]) > 0.5
+
+
+#: A widget each tab has, and no other (the Questions tab has none).
+TAB_MARKS = {
+    "Contingency table": "learn_average_method",
+    "Move points": "learn_target",
+    "Random labels": "learn_null_n",
+    "SRE / CONN": "learn_leak",
+    "Questions": None,
+}
 
 
 def test_only_the_open_tab_is_computed(app):
     """Tabs are lazy: a visit computes and draws the open tab only (it drew eight charts, most
-    hidden); picking another tab shows it, and its widgets work there."""
-    assert [len(t.children) > 0 for t in app.tabs] == [True, False, False, False, False]
-    for i, label in enumerate(["Move points", "Random labels", "SRE / CONN", "Questions"], 1):
-        _open_tab(app, label)
+    hidden), below the strip, whose panels stay empty (``ui.tab_strip``: a chart in a panel made
+    the browser recompute styles on each of its updates); picking another tab shows it, and its
+    widgets work there."""
+    assert [t.label for t in app.tabs] == list(TAB_MARKS)
+    for label, mark in TAB_MARKS.items():
+        if label != "Contingency table":
+            _open_tab(app, label)
         assert not app.exception
-        assert [len(t.children) > 0 for t in app.tabs] == [j == i for j in range(5)], label
+        assert all(len(t.children) == 0 for t in app.tabs), label
+        keys = {getattr(node, "key", None) for node in _body(app)}
+        shown = {m for m in TAB_MARKS.values() if m and m in keys}
+        assert shown == ({mark} if mark else set()), label
+    assert len(_body(app).expander) == len(ls.QUESTIONS)  # the Questions tab's answers
 
 
 def test_the_random_labels_tab_tabulates_the_bands_it_draws(app):

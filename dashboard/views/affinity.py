@@ -129,12 +129,10 @@ def _detail_part() -> None:
         aff = compute.affinity(s.truth, ctx.coef, conv)
         if K_TAB not in st.session_state and st.session_state.get(K_TAB_KEPT) in TABS:
             st.session_state[K_TAB] = st.session_state[K_TAB_KEPT]  # a new visit
-        tabs = st.tabs(list(TABS), key=K_TAB, on_change="rerun")
+        opened, body = ui.tab_strip(list(TABS), K_TAB)
         st.session_state[K_TAB_KEPT] = st.session_state.get(K_TAB)
-        for tab, draw in zip(tabs, TABS.values(), strict=True):
-            if tab.open:
-                with tab:
-                    draw(aff, ctx)
+        with body:
+            TABS[opened](aff, ctx)
 
 
 @st.fragment

@@ -456,17 +456,16 @@ def render() -> None:
 
 @st.fragment
 def _tabs_part() -> None:
-    """The tabs. Only the open tab is computed and drawn (a rerun when another is picked): with
+    """The tabs (:func:`ui.tab_strip`: the open tab drawn below the strip, not in its panel).
+    Only the open tab is computed and drawn (a rerun when another is picked): with
     every tab built at once, a visit drew eight charts, most of them hidden. A tab, or a control
     in it, reruns this part alone: the sidebar is unchanged by it (issue 14: opening "Random
     labels" 0.26–0.32 s in median with the whole page, tests/benchmarks/bench_browser.py). A
     control whose change concerns the whole page says so with ``st.rerun()``."""
     settings = presentation.current()
-    tabs = st.tabs(list(TABS), key=K_TAB, on_change="rerun")
-    for tab, draw in zip(tabs, TABS.values(), strict=True):
-        if tab.open:
-            with tab:
-                draw(settings)
+    opened, body = ui.tab_strip(list(TABS), K_TAB)
+    with body:
+        TABS[opened](settings)
 
 
 if __name__ == "__main__":
