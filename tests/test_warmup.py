@@ -215,6 +215,17 @@ def test_the_browser_keeps_large_messages_for_fifty_runs():
     assert config["global"]["maxCachedMessageAge"] == 50
 
 
+def test_no_parent_frame_is_allowed_to_control_the_app():
+    """No origin may send the app commands by postMessage (stop, rerun, change page, set an auth
+    token): the dashboard is never embedded, and the browser then matches no message the app
+    posts against URL patterns (3-14 ms a visit). Read from the config file only: a command-line
+    flag cannot give an empty list. The browser test checks the running server's host config."""
+    import tomllib
+
+    config = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["allowedOrigins"] == []
+
+
 def test_importing_the_launcher_imports_nothing_heavy():
     """The upload worker's forkserver re-imports the server's __main__ (the launcher)."""
     code = (

@@ -213,6 +213,18 @@ def test_demo_tabs_render(demo_page) -> None:
             open_tab(demo_page, tabs[0])
 
 
+def test_no_parent_frame_may_control_the_app(streamlit_server) -> None:
+    """The server started as ``clustlens dashboard`` starts it reads ``client.allowedOrigins =
+    []`` from ``dashboard/.streamlit/config.toml``: its host config lists no origin, so no page
+    embedding the dashboard may stop, rerun or redirect it by postMessage (Streamlit's default
+    lists sixteen Community Cloud domains, each message the app posts matched against them)."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{streamlit_server.url}/_stcore/host-config", timeout=10) as r:
+        assert json.load(r)["allowedOrigins"] == []
+
+
 def test_no_request_leaves_the_machine(demo_page) -> None:
     """The dashboard works offline: no view asks another host for anything (fonts, icons,
     MathJax, telemetry). Every request of the demo session (every view visited above) went
