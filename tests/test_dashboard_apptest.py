@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from html_cards import card_values
 from html_tables import static_tables
 from streamlit.testing.v1 import AppTest
+from tab_strips import tab_strips
 
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 N_DEMO = 400
@@ -135,7 +136,7 @@ def test_pair_confusion_lists_its_scores_in_a_static_table_with_the_librarys_val
 def test_affinity_tabs_build_only_the_open_tab_and_keep_it_across_visits():
     at = start()
     at.switch_page("views/affinity.py").run()
-    assert [t.label for t in at.tabs] == list(AFFINITY_TABS)
+    assert not at.tabs and tab_strips(at)[0]["labels"] == list(AFFINITY_TABS)
     every = set().union(*AFFINITY_TABS.values())
     for label, keys in AFFINITY_TABS.items():
         at.session_state["aff_tab"] = label
@@ -145,7 +146,7 @@ def test_affinity_tabs_build_only_the_open_tab_and_keep_it_across_visits():
         assert got & every == keys and "affinity_plot" in got, (label, sorted(got))
         # the leakage colour scale is that tab's own control
         assert ("aff_leak_scale" in {r.key for r in at.radio}) == ("leakage_matrix" in keys)
-    # the tab last open is open again on the next visit (a tab's own state goes with the page)
+    # the tab last open is open again on the next visit (kept for the session)
     ok(at.switch_page("views/summary.py").run())
     ok(at.switch_page("views/affinity.py").run())
     assert set(charts(at)) & every == {"leakage_matrix"}

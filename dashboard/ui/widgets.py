@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.session.state import AppState, Conventions, Input
+from dashboard.ui import tab_strip as tab_strip_element
 from metrics_core.validation._errors import ClustlensInputError
 
 log = logging.getLogger("clustlens.dashboard")
@@ -264,21 +265,19 @@ def metric_cards(items: Sequence[Card], per_row: int = 5, *, border: bool = Fals
 TAB_BODY_KEY = "tab_body_"
 
 
-def tab_strip(labels: Sequence[str], key: str) -> tuple[str, Any]:
-    """Lazy tabs: a tab strip whose click reruns, the label of the open tab, and the container
-    below the strip that the caller draws that tab's content in (keyed ``tab_body_<key>``).
+def tab_strip(labels: Sequence[str], key: str, name: str) -> tuple[str, Any]:
+    """Lazy tabs: a strip of ``labels`` (a tablist named ``name``), the label of the open tab
+    (``st.session_state[key]``: the first until another is clicked, then kept for the session),
+    and the container below the strip that the caller draws that tab's content in (keyed
+    ``tab_body_<key>``). A click reruns; only the open tab is built.
 
-    The content is drawn below the tabs, not in their panel. Streamlit's tab panel (react-aria's
-    ``TabPanel``) watches everything inside it with a MutationObserver and, on every change,
-    looks for a focusable element with ``checkVisibility``, which makes the browser recompute
-    styles: a chart drawn in a panel pays that on each of its DOM updates (issue 14, a CPU
-    profile of Learn's cached visit: 18 ms of ``checkVisibility``; Learn's cached visit 0.142 ->
-    0.133 s in median, eight alternated servers). The panels stay empty: the strip looks and
-    reads as before, and a keyboard user reaches the content right after the panel.
+    The strip is ours (:mod:`dashboard.ui.tab_strip`), not ``st.tabs``: Streamlit's tab panel
+    watches everything inside it with a MutationObserver and, on every change, looks for a
+    focusable element with ``checkVisibility``, making the browser recompute styles (18 ms of a
+    cached visit of Learn, its charts' updates inside a panel), and its strip and panels cost a
+    mount and an entrance-animation check on every visit.
     """
-    tabs = st.tabs(list(labels), key=key, on_change="rerun")
-    opened = next((label for label, tab in zip(labels, tabs, strict=True) if tab.open), labels[0])
-    return opened, st.container(key=TAB_BODY_KEY + key)
+    return tab_strip_element.show(labels, key, name), st.container(key=TAB_BODY_KEY + key)
 
 
 @contextmanager

@@ -32,10 +32,9 @@ def render() -> None:
     _detail_part()
 
 
-#: The open tab of the part below the plot (only it is built); the one last opened, kept for
-#: the next visit (a tab's own state goes when the page is left).
+#: The open tab of the part below the plot (only it is built): the one last opened, kept for
+#: the session (:func:`ui.tab_strip`), so the next visit opens on it.
 K_TAB = "aff_tab"
-K_TAB_KEPT = "aff_tab_kept"
 
 
 @dataclass(frozen=True)
@@ -127,10 +126,7 @@ def _detail_part() -> None:
     ctx = _Inputs(s.truth, s.coef_for(pred), conv, diag.focus_from_query())
     with ui.guarded("computing SRE and CONN"):
         aff = compute.affinity(s.truth, ctx.coef, conv)
-        if K_TAB not in st.session_state and st.session_state.get(K_TAB_KEPT) in TABS:
-            st.session_state[K_TAB] = st.session_state[K_TAB_KEPT]  # a new visit
-        opened, body = ui.tab_strip(list(TABS), K_TAB)
-        st.session_state[K_TAB_KEPT] = st.session_state.get(K_TAB)
+        opened, body = ui.tab_strip(list(TABS), K_TAB, "Affinity: details")
         with body:
             TABS[opened](aff, ctx)
 

@@ -456,14 +456,14 @@ def render() -> None:
 
 @st.fragment
 def _tabs_part() -> None:
-    """The tabs (:func:`ui.tab_strip`: the open tab drawn below the strip, not in its panel).
-    Only the open tab is computed and drawn (a rerun when another is picked): with
-    every tab built at once, a visit drew eight charts, most of them hidden. A tab, or a control
-    in it, reruns this part alone: the sidebar is unchanged by it (issue 14: opening "Random
-    labels" 0.26–0.32 s in median with the whole page, tests/benchmarks/bench_browser.py). A
-    control whose change concerns the whole page says so with ``st.rerun()``."""
+    """The tabs (:func:`ui.tab_strip`). Only the open tab is computed and drawn (a rerun when
+    another is picked): with every tab built at once, a visit drew eight charts, most of them
+    hidden. A tab, or a control in it, reruns this part alone: the sidebar is unchanged by it
+    (issue 14: opening "Random labels" 0.26–0.32 s in median with the whole page,
+    tests/benchmarks/bench_browser.py). A control whose change concerns the whole page says so
+    with ``st.rerun()``."""
     settings = presentation.current()
-    opened, body = ui.tab_strip(list(TABS), K_TAB)
+    opened, body = ui.tab_strip(list(TABS), K_TAB, "Learn: sections")
     with body:
         TABS[opened](settings)
 

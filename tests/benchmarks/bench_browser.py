@@ -808,9 +808,7 @@ def widget_changes(page, res: Results, timeout_s: float) -> None:
 def switch_tab(page, label: str, timeout_s: float) -> Timed:
     """Click the tab ``label`` of the page's first tabs: seconds until the rerun it starts has
     finished and every chart (the tab's) is drawn."""
-    tab = page.locator(f'{MAIN} [data-testid="stTabs"]').first.get_by_role(
-        "tab", name=label, exact=True
-    )
+    tab = page.locator(f'{MAIN} [role="tablist"]').first.get_by_role("tab", name=label, exact=True)
     return _timed_click_on(page, tab, f"the tab '{label}'", timeout_s)
 
 
