@@ -271,11 +271,7 @@ def tab_strip(labels: Sequence[str], key: str, name: str) -> tuple[str, Any]:
     and the container below the strip that the caller draws that tab's content in (keyed
     ``tab_body_<key>``). A click reruns; only the open tab is built.
 
-    The strip is ours (:mod:`dashboard.ui.tab_strip`), not ``st.tabs``: Streamlit's tab panel
-    watches everything inside it with a MutationObserver and, on every change, looks for a
-    focusable element with ``checkVisibility``, making the browser recompute styles (18 ms of a
-    cached visit of Learn, its charts' updates inside a panel), and its strip and panels cost a
-    mount and an entrance-animation check on every visit.
+    The strip is ours, not ``st.tabs`` (why: :mod:`dashboard.ui.tab_strip`).
     """
     return tab_strip_element.show(labels, key, name), st.container(key=TAB_BODY_KEY + key)
 
